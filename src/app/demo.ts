@@ -1,0 +1,29 @@
+import { join } from 'node:path';
+import { createDemoDatabase } from '../db/demo/seed.js';
+import { type Config, readConfig, writeConfig } from './config.js';
+
+export const DEMO_FILE = 'demo.sqlite';
+
+/** The saved configuration; on first run, a demo database and a config naming it. */
+export function loadOrCreateConfig(dataDir: string): Config {
+  const existing = readConfig(dataDir);
+  if (existing) return existing;
+  const path = join(dataDir, DEMO_FILE);
+  createDemoDatabase(path);
+  const config: Config = {
+    connections: [
+      {
+        id: 'demo',
+        name: 'Demo bookshop',
+        engine: 'sqlite',
+        path,
+        description:
+          'An embedded SQLite demo: a small online bookshop with books, authors, customers, orders and reviews.',
+        externalAccess: 'readWrite',
+        aiPolicy: 'askEachTime',
+      },
+    ],
+  };
+  writeConfig(dataDir, config);
+  return config;
+}

@@ -1,0 +1,206 @@
+import { requireScopes } from '../auth/access.js';
+import type { Scope } from '../auth/principal.js';
+import { redact } from '../db/redact.js';
+import { RESOURCE_READ_TTL } from '../protocol/cacheHints.js';
+import type { CursorCodec } from '../protocol/cursor.js';
+import { discoverResult } from '../protocol/discover.js';
+import { ErrorCode, invalidParams, ProtocolError, ToolError } from '../protocol/errors.js';
+import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
+import { complete } from './completion.js';
+import { fromDriverError } from './dbErrors.js';
+import type { CapabilityRegistry } from './registry.js';
+import { validateArguments } from './schema.js';
+import type { CallContext, Tool } from './types.js';
+
+export type MethodSpec = {
+  scopes: Scope[];
+  /** `modern` methods answer legacy clients with `-32601`. */
+  era: 'modern' | 'both';
+  handle(params: Params, ctx: CallContext): Promise<Record<string, unknown>>;
+};
+
+function requireString(params: Params, field: string): string {
+  const value = params[field];
+  if (typeof value !== 'string' || value.length === 0)
+    throw invalidParams(`params.${field} must be a non-empty string`);
+  return value;
+}
+
+export function toolDeclaration(tool: Tool<never>) {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}
+
+function toolResult(structured: Record<string, unknown>) {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    isError: false,
+  };
+}
+
+/** A tool failure is a successful JSON-RPC result: `isError`, one text item `<code>: <redacted message>`. */
+export function toolErrorResult(error: ToolError) {
+  return { content: [{ type: 'text', text: `${error.code}: ${redact(error.message)}` }], isError: true };
+}
+
+/** In a resource read or a prompt, a tool-level failure becomes the protocol error that fits it. */
+function asProtocolError(error: unknown): unknown {
+  const typed = fromDriverError(error);
+  if (!(typed instanceof ToolError)) return typed;
+  if (typed.code === 'not_found' || typed.code === 'invalid_argument')
+    return invalidParams(redact(typed.message));
+  if (typed.code === 'not_connected')
+    return new ProtocolError(ErrorCode.ServerUnavailable, redact(typed.message));
+  return new ProtocolError(ErrorCode.InternalError, `${typed.code}: ${redact(typed.message)}`);
+}
+
+/** The MCP methods Sluice serves, with the scopes each needs, over one capability registry. */
+export function createMethodTable(
+  registry: CapabilityRegistry,
+  cursors: CursorCodec,
+): Record<string, MethodSpec> {
+  return {
+    'server/discover': { scopes: [], era: 'modern', handle: async () => discoverResult() },
+    'tools/list': {
+      scopes: ['tools:read'],
+      era: 'both',
+      async handle(params, ctx) {
+        const page = cursors.page(
+          'tools/list',
+          registry.toolsFor(ctx.principal).map(toolDeclaration),
+          params.cursor,
+        );
+        return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      },
+    },
+    'tools/call': {
+      scopes: ['tools:read'],
+      era: 'both',
+      async handle(params, ctx) {
+        const name = requireString(params, 'name');
+        const tool = registry.tools.get(name);
+        if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+        requireScopes(ctx.principal, ['tools:read', ...tool.scopes]);
+        const missing = (tool.requiredClientCapabilities ?? []).filter((c) => !(c in ctx.clientCapabilities));
+        if (missing.length > 0) {
+          throw new ProtocolError(
+            ErrorCode.MissingClientCapability,
+            `Tool ${name} needs the client capabilities: ${missing.join(', ')}`,
+            {
+              requiredCapabilities: missing,
+            },
+          );
+        }
+        if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
+          throw invalidParams('params.arguments must be an object');
+        }
+        const args = validateArguments<never>(tool.inputSchema, params.arguments);
+        try {
+          return toolResult(await tool.run(args, ctx));
+        } catch (error) {
+          const typed = fromDriverError(error);
+          if (typed instanceof ToolError) return toolErrorResult(typed);
+          throw typed;
+        }
+      },
+    },
+    'resources/list': {
+      scopes: ['resources:read'],
+      era: 'both',
+      async handle(params, ctx) {
+        const entries = [];
+        for (const family of registry.resources) entries.push(...(await family.list(ctx)));
+        const page = cursors.page('resources/list', entries, params.cursor);
+        return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      },
+    },
+    'resources/templates/list': {
+      scopes: ['resources:read'],
+      era: 'both',
+      async handle(params) {
+        const templates = registry.resources
+          .filter((r) => r.uriTemplate.includes('{'))
+          .map(({ uriTemplate, name, title, description, mimeType }) => ({
+            uriTemplate,
+            name,
+            title,
+            description,
+            mimeType,
+          }));
+        const page = cursors.page('resources/templates/list', templates, params.cursor);
+        return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      },
+    },
+    'resources/read': {
+      scopes: ['resources:read'],
+      era: 'both',
+      async handle(params, ctx) {
+        const uri = requireString(params, 'uri');
+        const found = registry.findResource(uri);
+        if (!found) throw invalidParams(`Unknown resource: ${uri}`, { uri });
+        const body = await found.family.read(found.variables, ctx).catch((error: unknown) => {
+          throw asProtocolError(error);
+        });
+        const ttlMs = Math.min(RESOURCE_READ_TTL.max, Math.max(RESOURCE_READ_TTL.min, found.family.ttlMs));
+        return {
+          contents: [{ uri, mimeType: found.family.mimeType, text: JSON.stringify(body) }],
+          ttlMs,
+          cacheScope: 'private',
+        };
+      },
+    },
+    'prompts/list': {
+      scopes: ['resources:read'],
+      era: 'both',
+      async handle(params) {
+        const prompts = [...registry.prompts.values()].map(
+          ({ name, title, description, arguments: args }) => ({
+            name,
+            title,
+            description,
+            arguments: args,
+          }),
+        );
+        const page = cursors.page('prompts/list', prompts, params.cursor);
+        return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      },
+    },
+    'prompts/get': {
+      scopes: ['resources:read'],
+      era: 'both',
+      async handle(params, ctx) {
+        const name = requireString(params, 'name');
+        const prompt = registry.prompts.get(name);
+        if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+        const args = params.arguments ?? {};
+        if (!isPlainObject(args) || Object.values(args).some((v) => typeof v !== 'string')) {
+          throw invalidParams('prompt arguments must be an object of strings');
+        }
+        for (const declared of prompt.arguments) {
+          if (declared.required && !args[declared.name])
+            throw invalidParams(`Prompt ${name} needs the argument ${declared.name}`);
+        }
+        const unknown = Object.keys(args).filter((k) => !prompt.arguments.some((a) => a.name === k));
+        if (unknown.length > 0) throw invalidParams(`Prompt ${name} has no argument ${unknown.join(', ')}`);
+        return prompt.render(args as Record<string, string>, ctx).catch((error: unknown) => {
+          throw asProtocolError(error);
+        });
+      },
+    },
+    'completion/complete': {
+      scopes: ['resources:read'],
+      era: 'both',
+      handle: (params, ctx) =>
+        complete(params, registry, ctx).catch((error: unknown) => {
+          throw asProtocolError(error);
+        }),
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { Principal } from '../auth/principal.js';
+import { explainSchema } from './prompts/explainSchema.js';
+import { explainTable } from './prompts/explainTable.js';
+import { questionToSql } from './prompts/questionToSql.js';
+import { reviewQuery } from './prompts/reviewQuery.js';
+import { writeMigration } from './prompts/writeMigration.js';
+import { connectionsResource } from './resources/connections.js';
+import { historyResource } from './resources/history.js';
+import { schemaResource } from './resources/schema.js';
+import { tableResource } from './resources/table.js';
+import { tableDdlResource } from './resources/tableDdl.js';
+import { tablesResource } from './resources/tables.js';
+import { browseTable } from './tools/browseTable.js';
+import { confirmDestructiveOperation } from './tools/confirmDestructiveOperation.js';
+import { countRows } from './tools/countRows.js';
+import { describeTable } from './tools/describeTable.js';
+import { executeQuery } from './tools/executeQuery.js';
+import { explainQuery } from './tools/explainQuery.js';
+import { getTableDdl } from './tools/getTableDdl.js';
+import { listConnections } from './tools/listConnections.js';
+import { listDatabases } from './tools/listDatabases.js';
+import { listSchemas } from './tools/listSchemas.js';
+import { listTables } from './tools/listTables.js';
+import { searchSchema } from './tools/searchSchema.js';
+import type { CapabilityModules, Prompt, ResourceFamily, Tool } from './types.js';
+
+/** Everything Sluice ships; tests may add modules of their own next to these. */
+export const builtinCapabilities: CapabilityModules = {
+  tools: [
+    listConnections,
+    listDatabases,
+    listSchemas,
+    listTables,
+    describeTable,
+    getTableDdl,
+    searchSchema,
+    executeQuery,
+    explainQuery,
+    countRows,
+    browseTable,
+    confirmDestructiveOperation,
+  ] as Tool<never>[],
+  resources: [
+    connectionsResource,
+    schemaResource,
+    tablesResource,
+    tableResource,
+    tableDdlResource,
+    historyResource,
+  ],
+  prompts: [explainSchema, explainTable, questionToSql, reviewQuery, writeMigration],
+};
+
+export class CapabilityRegistry {
+  readonly tools = new Map<string, Tool<never>>();
+  readonly prompts = new Map<string, Prompt>();
+  readonly resources: ResourceFamily[] = [];
+
+  constructor(...modules: CapabilityModules[]) {
+    for (const module of modules) {
+      for (const tool of module.tools) this.tools.set(tool.name, tool);
+      for (const prompt of module.prompts) this.prompts.set(prompt.name, prompt);
+      this.resources.push(...module.resources);
+    }
+  }
+
+  /** The tools a principal may call: `tools:read` plus each tool's own scopes. */
+  toolsFor(principal: Principal): Tool<never>[] {
+    if (!principal.scopes.has('tools:read')) return [];
+    return [...this.tools.values()].filter((t) => t.scopes.every((s) => principal.scopes.has(s)));
+  }
+
+  findResource(uri: string): { family: ResourceFamily; variables: Record<string, string> } | undefined {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      return undefined;
+    }
+    for (const family of this.resources) {
+      const variables = family.match(url);
+      if (variables) return { family, variables };
+    }
+    return undefined;
+  }
+}

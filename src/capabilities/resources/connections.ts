@@ -1,0 +1,24 @@
+import { listConnections } from '../tools/listConnections.js';
+import type { ResourceFamily } from '../types.js';
+import { CONNECTIONS_URI, JSON_MIME, jsonEntry } from './uri.js';
+
+export const connectionsResource: ResourceFamily = {
+  uriTemplate: CONNECTIONS_URI,
+  name: 'connections',
+  title: 'Saved connections',
+  description: 'The database connections this client may use.',
+  mimeType: JSON_MIME,
+  ttlMs: 5_000,
+  match: (uri) => (uri.href === CONNECTIONS_URI ? {} : undefined),
+  async list() {
+    return [
+      jsonEntry(
+        CONNECTIONS_URI,
+        'connections',
+        'Saved connections',
+        'The database connections this client may use.',
+      ),
+    ];
+  },
+  read: (_variables, ctx) => listConnections.run({}, ctx),
+};

@@ -1,0 +1,139 @@
+import { type Filter, filterOps, type Sort } from '../../db/database.js';
+import { ToolError } from '../../protocol/errors.js';
+import {
+  connectionIdProperty,
+  describeOrFail,
+  schemaProperty,
+  tableProperty,
+  useConnection,
+} from '../connectionArgs.js';
+import { fromDriverError } from '../dbErrors.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import { resultSetSchema, toResultSet } from '../resultSet.js';
+import type { Tool } from '../types.js';
+
+type Args = {
+  connection_id: string;
+  table: string;
+  schema?: string;
+  columns?: string[];
+  filters?: Filter[];
+  order_by?: Sort[];
+  limit?: number;
+  offset?: number;
+};
+
+const VALUELESS_OPS = new Set(['is_null', 'is_not_null']);
+
+function checkFilter(filter: Filter): void {
+  if (VALUELESS_OPS.has(filter.op)) return;
+  if (filter.op === 'in') {
+    if (!Array.isArray(filter.value) || filter.value.length === 0 || filter.value.length > 1000) {
+      throw new ToolError(
+        'invalid_argument',
+        `filter on ${filter.column}: "in" needs an array of 1 to 1000 values`,
+      );
+    }
+    return;
+  }
+  const { value } = filter;
+  if (value === undefined || (value !== null && typeof value === 'object')) {
+    throw new ToolError(
+      'invalid_argument',
+      `filter on ${filter.column}: "${filter.op}" needs a string, number or boolean value`,
+    );
+  }
+}
+
+export const browseTable: Tool<Args> = {
+  name: 'browse_table',
+  title: 'Browse a table',
+  description:
+    'Reads rows of a table or view with structured filters, sorting and paging; no SQL needed. Values are bound as parameters.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      connection_id: connectionIdProperty,
+      table: tableProperty,
+      schema: schemaProperty,
+      columns: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        maxItems: 500,
+        description: 'Columns to return; all when absent.',
+      },
+      filters: {
+        type: 'array',
+        maxItems: 50,
+        description: 'Conditions joined with AND.',
+        items: {
+          type: 'object',
+          properties: {
+            column: { type: 'string', minLength: 1 },
+            op: { type: 'string', enum: filterOps },
+            value: { description: 'Compared value; an array for "in"; absent for is_null / is_not_null.' },
+          },
+          required: ['column', 'op'],
+          additionalProperties: false,
+        },
+      },
+      order_by: {
+        type: 'array',
+        maxItems: 20,
+        items: {
+          type: 'object',
+          properties: {
+            column: { type: 'string', minLength: 1 },
+            direction: { type: 'string', enum: ['asc', 'desc'] },
+          },
+          required: ['column'],
+          additionalProperties: false,
+        },
+      },
+      limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+      offset: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
+    },
+    required: ['connection_id', 'table'],
+    additionalProperties: false,
+  },
+  outputSchema: resultSetSchema,
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id);
+    const table = await describeOrFail(db, args.schema, args.table, ctx.signal);
+    const known = new Map(table.columns.map((c) => [c.name.toLowerCase(), c.name]));
+    const column = (name: string) => {
+      const real = known.get(name.toLowerCase());
+      if (!real) throw new ToolError('invalid_argument', `"${table.name}" has no column "${name}"`);
+      return real;
+    };
+    const filters = (args.filters ?? []).map((f) => {
+      checkFilter(f);
+      return { ...f, column: column(f.column) };
+    });
+    const orderBy = (args.order_by ?? []).map((s) => ({
+      column: column(s.column),
+      direction: s.direction ?? 'asc',
+    }));
+    const limit = args.limit ?? 50;
+    const started = performance.now();
+    const result = await db
+      .browse(
+        {
+          schema: table.schema,
+          table: table.name,
+          ...(args.columns ? { columns: args.columns.map(column) } : {}),
+          filters,
+          orderBy,
+          limit: limit + 1,
+          offset: args.offset ?? 0,
+        },
+        { maxRows: limit, timeoutMs: 30_000, signal: ctx.signal },
+      )
+      .catch((error: unknown) => {
+        throw fromDriverError(error);
+      });
+    return toResultSet(result, 'read', performance.now() - started);
+  },
+};

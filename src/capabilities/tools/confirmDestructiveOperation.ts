@@ -1,0 +1,46 @@
+import { classifyStatement } from '../../db/classify.js';
+import { ToolError } from '../../protocol/errors.js';
+import { connectionIdProperty, useConnection } from '../connectionArgs.js';
+import { resultSetSchema } from '../resultSet.js';
+import type { Tool } from '../types.js';
+import { MAX_SQL_BYTES } from './executeQuery.js';
+
+type Args = { connection_id: string; sql: string };
+
+export const confirmDestructiveOperation: Tool<Args> = {
+  name: 'confirm_destructive_operation',
+  title: 'Run a destructive statement',
+  description:
+    'The only way to run DROP, TRUNCATE or DELETE without WHERE. Needs the admin scope and the user’s explicit confirmation of the exact statement.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      connection_id: connectionIdProperty,
+      sql: {
+        type: 'string',
+        description: 'Exactly one destructive statement.',
+        minLength: 1,
+        maxLength: MAX_SQL_BYTES,
+      },
+    },
+    required: ['connection_id', 'sql'],
+    additionalProperties: false,
+  },
+  outputSchema: resultSetSchema,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  scopes: ['tools:write', 'admin'],
+  async run(args, ctx) {
+    useConnection(ctx, args.connection_id);
+    const { kind } = classifyStatement(args.sql);
+    if (kind !== 'destructive') {
+      throw new ToolError(
+        'invalid_argument',
+        `this is a ${kind} statement, not a destructive one: use execute_query`,
+      );
+    }
+    throw new ToolError(
+      'unsupported',
+      'destructive statements need the user’s consent, which this version of Sluice cannot ask for yet',
+    );
+  },
+};

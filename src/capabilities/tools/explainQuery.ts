@@ -1,0 +1,68 @@
+import { classifyStatement } from '../../db/classify.js';
+import { connectionIdProperty, useConnection } from '../connectionArgs.js';
+import { fromDriverError } from '../dbErrors.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+import { MAX_SQL_BYTES } from './executeQuery.js';
+
+type Args = { connection_id: string; sql: string };
+
+export const explainQuery: Tool<Args> = {
+  name: 'explain_query',
+  title: 'Explain a query plan',
+  description: 'Shows how the database would run one statement (its query plan), without running it.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      connection_id: connectionIdProperty,
+      sql: {
+        type: 'string',
+        description: 'Exactly one SQL statement.',
+        minLength: 1,
+        maxLength: MAX_SQL_BYTES,
+      },
+    },
+    required: ['connection_id', 'sql'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      statement_kind: { type: 'string' },
+      plan: { type: 'string', description: 'The plan as indented text.' },
+      columns: { type: 'array', items: { type: 'object', properties: {} } },
+      rows: { type: 'array', items: { type: 'array', items: {} } },
+    },
+    required: ['statement_kind', 'plan', 'columns', 'rows'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id);
+    const { kind } = classifyStatement(args.sql);
+    const result = await db.explain(args.sql, ctx.signal).catch((error: unknown) => {
+      throw fromDriverError(error);
+    });
+    const plan = planText(
+      result.columns.map((c) => c.name),
+      result.rows,
+    );
+    return { statement_kind: kind, plan, columns: result.columns, rows: result.rows };
+  },
+};
+
+/** SQLite's EXPLAIN QUERY PLAN rows (id, parent, notused, detail) as an indented tree. */
+function planText(columns: string[], rows: unknown[][]): string {
+  const id = columns.indexOf('id');
+  const parent = columns.indexOf('parent');
+  const detail = columns.indexOf('detail');
+  if (id < 0 || parent < 0 || detail < 0) return rows.map((r) => r.join(' | ')).join('\n');
+  const depth = new Map<unknown, number>([[0, -1]]);
+  return rows
+    .map((row) => {
+      const level = (depth.get(row[parent]) ?? -1) + 1;
+      depth.set(row[id], level);
+      return `${'  '.repeat(level)}${String(row[detail])}`;
+    })
+    .join('\n');
+}

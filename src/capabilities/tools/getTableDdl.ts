@@ -1,0 +1,33 @@
+import { ToolError } from '../../protocol/errors.js';
+import { connectionIdProperty, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+
+type Args = { connection_id: string; table: string; schema?: string };
+
+export const getTableDdl: Tool<Args> = {
+  name: 'get_table_ddl',
+  title: 'Get table DDL',
+  description: 'The CREATE statements of a table or view, with its indexes and triggers.',
+  inputSchema: {
+    type: 'object',
+    properties: { connection_id: connectionIdProperty, table: tableProperty, schema: schemaProperty },
+    required: ['connection_id', 'table'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: { schema: { type: 'string' }, table: { type: 'string' }, ddl: { type: 'string' } },
+    required: ['schema', 'table', 'ddl'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id);
+    const schema = args.schema ?? db.defaultSchema();
+    const ddl = await db.tableDdl(schema, args.table, ctx.signal);
+    if (ddl === undefined)
+      throw new ToolError('not_found', `no table or view named "${args.table}"; call list_tables`);
+    return { schema, table: args.table, ddl };
+  },
+};

@@ -1,0 +1,28 @@
+import { connectionIdProperty, useConnection } from '../connectionArgs.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+
+type Args = { connection_id: string };
+
+export const listDatabases: Tool<Args> = {
+  name: 'list_databases',
+  title: 'List databases',
+  description: 'Lists the databases reachable through a connection (on SQLite, the database file).',
+  inputSchema: {
+    type: 'object',
+    properties: { connection_id: connectionIdProperty },
+    required: ['connection_id'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: { databases: { type: 'array', items: { type: 'string' } } },
+    required: ['databases'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id);
+    return { databases: await db.listDatabases(ctx.signal) };
+  },
+};

@@ -1,0 +1,28 @@
+import { connectionIdProperty, useConnection } from '../connectionArgs.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+
+type Args = { connection_id: string };
+
+export const listSchemas: Tool<Args> = {
+  name: 'list_schemas',
+  title: 'List schemas',
+  description: 'Lists the schemas of a connection (on SQLite, main and any attached databases).',
+  inputSchema: {
+    type: 'object',
+    properties: { connection_id: connectionIdProperty },
+    required: ['connection_id'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: { schemas: { type: 'array', items: { type: 'string' } }, default_schema: { type: 'string' } },
+    required: ['schemas', 'default_schema'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id);
+    return { schemas: await db.listSchemas(ctx.signal), default_schema: db.defaultSchema() };
+  },
+};

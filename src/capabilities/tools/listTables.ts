@@ -1,0 +1,41 @@
+import { connectionIdProperty, schemaProperty, useConnection } from '../connectionArgs.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+
+type Args = { connection_id: string; schema?: string };
+
+export const listTables: Tool<Args> = {
+  name: 'list_tables',
+  title: 'List tables and views',
+  description: 'Lists the tables and views of a connection, in one schema or in all of them.',
+  inputSchema: {
+    type: 'object',
+    properties: { connection_id: connectionIdProperty, schema: schemaProperty },
+    required: ['connection_id'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      tables: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            schema: { type: 'string' },
+            name: { type: 'string' },
+            type: { type: 'string', enum: ['table', 'view'] },
+          },
+          required: ['schema', 'name', 'type'],
+        },
+      },
+    },
+    required: ['tables'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id);
+    return { tables: await db.listTables(args.schema, ctx.signal) };
+  },
+};

@@ -1,0 +1,80 @@
+import type { Principal, Scope } from '../auth/principal.js';
+import type { ConnectionCatalog } from '../db/connectionCatalog.js';
+import type { QueryHistory } from '../db/queryHistory.js';
+import type { ObjectSchema } from './schema.js';
+
+/** What a capability handler gets for one request. */
+export type CallContext = {
+  principal: Principal;
+  catalog: ConnectionCatalog;
+  history: QueryHistory;
+  clientCapabilities: Record<string, unknown>;
+  signal: AbortSignal;
+  /** Reports progress; ignored unless the request carried a progress token. */
+  progress(progress: number, total: number, message: string): void;
+};
+
+export type ToolAnnotations = {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+};
+
+export type Tool<Args = Record<string, unknown>> = {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
+  annotations: ToolAnnotations;
+  /** Scopes the tool needs besides `tools:read`; a call without them is `-33007`. */
+  scopes: Scope[];
+  /** Client capabilities the tool cannot work without; a call without them is `-32021`. */
+  requiredClientCapabilities?: string[];
+  run(args: Args, ctx: CallContext): Promise<Record<string, unknown>>;
+};
+
+export type ResourceEntry = {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+};
+
+/** One resource family: a URI template, its concrete instances and how to read one. */
+export type ResourceFamily = {
+  uriTemplate: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+  /** Cache lifetime of a read, in milliseconds. */
+  ttlMs: number;
+  /** The template's variables when `uri` belongs to this family. */
+  match(uri: URL): Record<string, string> | undefined;
+  list(ctx: CallContext): Promise<ResourceEntry[]>;
+  read(variables: Record<string, string>, ctx: CallContext): Promise<unknown>;
+};
+
+export type PromptArgument = { name: string; description: string; required: boolean };
+
+export type PromptMessage = { role: 'user' | 'assistant'; content: { type: 'text'; text: string } };
+
+export type Prompt = {
+  name: string;
+  title: string;
+  description: string;
+  arguments: PromptArgument[];
+  render(
+    args: Record<string, string>,
+    ctx: CallContext,
+  ): Promise<{ description: string; messages: PromptMessage[] }>;
+};
+
+export type CapabilityModules = {
+  tools: Tool<never>[];
+  resources: ResourceFamily[];
+  prompts: Prompt[];
+};

@@ -1,0 +1,56 @@
+import { parseArgs } from 'node:util';
+import { startApp } from '../app/app.js';
+import { requestLogLine } from '../app/requestLog.js';
+import { resolveSupportDir } from '../app/supportDir.js';
+import { UsageError } from './usageError.js';
+
+function parsePort(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535)
+    throw new UsageError(`--port must be a number from 0 to 65535, not "${text}"`);
+  return port;
+}
+
+/** `sluice serve`: runs in the foreground until SIGINT or SIGTERM. */
+export async function serve(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      // Authentication is not built yet: every caller is the anonymous loopback principal either way.
+      'no-auth': { type: 'boolean' },
+      'log-requests': { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const port = parsePort(values.port);
+  const dataDir = resolveSupportDir(values['data-dir']);
+  const app = await startApp({
+    dataDir,
+    ...(port !== undefined ? { port } : {}),
+    ...(values['log-requests']
+      ? { onRequestEnd: (trace) => process.stderr.write(requestLogLine(trace)) }
+      : {}),
+  });
+
+  process.stdout.write(
+    [
+      `Sluice is serving MCP at ${app.url}`,
+      `  support directory: ${app.dataDir}`,
+      '  authentication: off (anonymous loopback caller, read-only scopes)',
+      '',
+    ].join('\n'),
+  );
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.stderr.write(`sluice: ${signal} received, stopping\n`);
+      app.stop().then(resolve, resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,47 @@
+import type { BrowseRequest, Filter } from './database.js';
+
+export type SqlDialect = {
+  quoteIdent(name: string): string;
+  /** The placeholder for the n-th bound value (1-based): `?` or `$n`. */
+  placeholder(n: number): string;
+};
+
+function condition(filter: Filter, dialect: SqlDialect, values: unknown[]): string {
+  const column = dialect.quoteIdent(filter.column);
+  const bind = (value: unknown) => {
+    values.push(value);
+    return dialect.placeholder(values.length);
+  };
+  switch (filter.op) {
+    case 'is_null':
+      return `${column} IS NULL`;
+    case 'is_not_null':
+      return `${column} IS NOT NULL`;
+    case 'like':
+      return `${column} LIKE ${bind(filter.value)}`;
+    case 'not_like':
+      return `${column} NOT LIKE ${bind(filter.value)}`;
+    case 'in':
+      return `${column} IN (${(filter.value as unknown[]).map(bind).join(', ')})`;
+    case '!=':
+      return `${column} <> ${bind(filter.value)}`;
+    default:
+      return `${column} ${filter.op} ${bind(filter.value)}`;
+  }
+}
+
+/** A parameterised SELECT for `browse_table`: identifiers quoted by the dialect, every value bound. */
+export function browseSql(request: BrowseRequest, dialect: SqlDialect): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const columns = request.columns?.length ? request.columns.map(dialect.quoteIdent).join(', ') : '*';
+  let sql = `SELECT ${columns} FROM ${dialect.quoteIdent(request.schema)}.${dialect.quoteIdent(request.table)}`;
+  if (request.filters.length > 0) {
+    sql += ` WHERE ${request.filters.map((f) => condition(f, dialect, params)).join(' AND ')}`;
+  }
+  if (request.orderBy.length > 0) {
+    sql += ` ORDER BY ${request.orderBy.map((s) => `${dialect.quoteIdent(s.column)} ${s.direction.toUpperCase()}`).join(', ')}`;
+  }
+  params.push(request.limit, request.offset);
+  sql += ` LIMIT ${dialect.placeholder(params.length - 1)} OFFSET ${dialect.placeholder(params.length)}`;
+  return { sql, params };
+}

@@ -1,0 +1,41 @@
+import { existsSync } from 'node:fs';
+import type { SavedConnection } from '../app/config.js';
+import { ToolError } from '../protocol/errors.js';
+import type { Database } from './database.js';
+import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
+
+/** The saved connections and their drivers, each opened on first use. */
+export class ConnectionCatalog {
+  readonly #connections: Map<string, SavedConnection>;
+  readonly #open = new Map<string, Database>();
+
+  constructor(connections: SavedConnection[]) {
+    this.#connections = new Map(connections.map((c) => [c.id, c]));
+  }
+
+  all(): SavedConnection[] {
+    return [...this.#connections.values()];
+  }
+
+  get(id: string): SavedConnection | undefined {
+    return this.#connections.get(id);
+  }
+
+  database(connection: SavedConnection): Database {
+    let db = this.#open.get(connection.id);
+    if (!db) {
+      if (!existsSync(connection.path)) {
+        throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
+      }
+      db = new SqliteDatabase(connection.path);
+      this.#open.set(connection.id, db);
+    }
+    return db;
+  }
+
+  async close(): Promise<void> {
+    const open = [...this.#open.values()];
+    this.#open.clear();
+    await Promise.all(open.map((db) => db.close()));
+  }
+}

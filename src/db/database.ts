@@ -1,0 +1,94 @@
+/** What every engine's driver offers the capabilities. Identifiers arrive unquoted; drivers quote them. */
+
+export type Engine = 'sqlite' | 'postgres' | 'mysql';
+
+export type Column = { name: string; type: string };
+
+export type ResultSet = {
+  columns: Column[];
+  rows: unknown[][];
+  truncated: boolean;
+};
+
+export type ReadOptions = {
+  params?: unknown[];
+  maxRows: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+};
+
+export type TableKind = 'table' | 'view';
+
+export type TableSummary = { schema: string; name: string; type: TableKind };
+
+export type ColumnDescription = {
+  name: string;
+  type: string;
+  nullable: boolean;
+  default: string | null;
+  primary_key: boolean;
+};
+
+export type IndexDescription = { name: string; columns: string[]; unique: boolean };
+
+export type ForeignKeyDescription = {
+  columns: string[];
+  references_schema: string;
+  references_table: string;
+  references_columns: string[];
+  on_update: string;
+  on_delete: string;
+};
+
+export type TableDescription = TableSummary & {
+  columns: ColumnDescription[];
+  primary_key: string[];
+  indexes: IndexDescription[];
+  foreign_keys: ForeignKeyDescription[];
+};
+
+export type RowCount = { count: number; exact: boolean };
+
+export type Filter = { column: string; op: FilterOp; value?: unknown };
+export const filterOps = [
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'like',
+  'not_like',
+  'in',
+  'is_null',
+  'is_not_null',
+] as const;
+export type FilterOp = (typeof filterOps)[number];
+export type Sort = { column: string; direction: 'asc' | 'desc' };
+
+export type BrowseRequest = {
+  schema: string;
+  table: string;
+  columns?: string[];
+  filters: Filter[];
+  orderBy: Sort[];
+  limit: number;
+  offset: number;
+};
+
+export interface Database {
+  readonly engine: Engine;
+  /** The database (file or catalog) names this connection can reach. */
+  listDatabases(signal: AbortSignal): Promise<string[]>;
+  listSchemas(signal: AbortSignal): Promise<string[]>;
+  defaultSchema(): string;
+  listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]>;
+  describeTable(schema: string, table: string, signal: AbortSignal): Promise<TableDescription | undefined>;
+  tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined>;
+  countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount>;
+  explain(sql: string, signal: AbortSignal): Promise<ResultSet>;
+  /** Runs one statement the caller has classified as a read; the engine refuses it if it writes. */
+  read(sql: string, options: ReadOptions): Promise<ResultSet>;
+  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet>;
+  close(): Promise<void>;
+}

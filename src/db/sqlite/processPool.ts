@@ -1,0 +1,129 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import PQueue from 'p-queue';
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import type { ResultSet } from '../database.js';
+
+export type SqliteRead = { sql: string; params: unknown[]; maxRows: number };
+
+type Reply =
+  | ({ id: number; ok: true } & ResultSet)
+  | { id: number; ok: false; error: { code: string; message: string } };
+
+/** An error SQLite raised for a statement; `code` is SQLite's (or `not_read_only`). */
+export class SqliteFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SqliteFailure';
+  }
+}
+
+const QUERY_PROCESS = fileURLToPath(new URL('./queryProcess.js', import.meta.url));
+const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * A few child processes, each with its own read connection to one SQLite file, so queries run off the
+ * event loop. A statement that is cancelled or runs past its deadline takes its process with it: the
+ * process is killed at once (SQLite stops mid-step) and a fresh one is started for the next statement.
+ */
+export class SqliteProcessPool {
+  readonly #path: string;
+  readonly #queue: PQueue;
+  readonly #idle: ChildProcess[] = [];
+  readonly #busy = new Set<ChildProcess>();
+  #nextId = 1;
+
+  constructor(path: string, size = 2) {
+    this.#path = path;
+    this.#queue = new PQueue({ concurrency: size });
+  }
+
+  read(request: SqliteRead, signal: AbortSignal, timeoutMs: number): Promise<ResultSet> {
+    return this.#queue.add(() => this.#run(request, signal, timeoutMs), { signal });
+  }
+
+  async close(): Promise<void> {
+    this.#queue.clear();
+    const children = [...this.#idle, ...this.#busy];
+    this.#idle.length = 0;
+    this.#busy.clear();
+    await Promise.all(children.map(kill));
+  }
+
+  #spawn(): ChildProcess {
+    const child = fork(QUERY_PROCESS, [this.#path, String(BUSY_TIMEOUT_MS)], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      execArgv: [],
+    });
+    child.unref();
+    child.channel?.unref();
+    return child;
+  }
+
+  #run(request: SqliteRead, signal: AbortSignal, timeoutMs: number): Promise<ResultSet> {
+    signal.throwIfAborted();
+    const child = this.#idle.pop() ?? this.#spawn();
+    this.#busy.add(child);
+    child.channel?.ref();
+    const id = this.#nextId++;
+
+    return new Promise<ResultSet>((resolve, reject) => {
+      const settle = (keep: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        child.off('message', onMessage);
+        child.off('error', onError);
+        child.off('exit', onExit);
+        child.channel?.unref();
+        this.#busy.delete(child);
+        if (keep) this.#idle.push(child);
+        else void kill(child);
+      };
+      const onMessage = (reply: Reply) => {
+        if (reply.id !== id) return;
+        settle(true);
+        if (reply.ok) resolve({ columns: reply.columns, rows: reply.rows, truncated: reply.truncated });
+        else reject(new SqliteFailure(reply.error.code, reply.error.message));
+      };
+      const onAbort = () => {
+        settle(false);
+        reject(signal.reason);
+      };
+      const onError = (error: Error) => {
+        settle(false);
+        reject(new SqliteFailure('SQLITE_CANTOPEN', error.message));
+      };
+      const onExit = () => {
+        settle(false);
+        reject(new SqliteFailure('SQLITE_CANTOPEN', 'the database process stopped; is the file readable?'));
+      };
+      const timer = setTimeout(() => {
+        settle(false);
+        reject(
+          new ProtocolError(
+            ErrorCode.RequestTimeout,
+            `The statement ran past its ${timeoutMs / 1000} s timeout`,
+          ),
+        );
+      }, timeoutMs);
+
+      signal.addEventListener('abort', onAbort, { once: true });
+      child.on('message', onMessage);
+      child.once('error', onError);
+      child.once('exit', onExit);
+      child.send({ id, ...request });
+    });
+  }
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}

@@ -1,0 +1,196 @@
+import { basename } from 'node:path';
+import { browseSql, type SqlDialect } from '../browseSql.js';
+import type {
+  BrowseRequest,
+  Database,
+  ReadOptions,
+  ResultSet,
+  RowCount,
+  TableDescription,
+  TableKind,
+  TableSummary,
+} from '../database.js';
+import { SqliteProcessPool } from './processPool.js';
+
+const INTROSPECTION_TIMEOUT_MS = 30_000;
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const dialect: SqlDialect = { quoteIdent, placeholder: () => '?' };
+
+type Row = unknown[];
+
+export class SqliteDatabase implements Database {
+  readonly engine = 'sqlite' as const;
+  readonly #pool: SqliteProcessPool;
+  readonly #fileName: string;
+
+  constructor(path: string) {
+    this.#pool = new SqliteProcessPool(path);
+    this.#fileName = basename(path);
+  }
+
+  async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
+    const result = await this.#pool.read({ sql, params, maxRows: 100_000 }, signal, INTROSPECTION_TIMEOUT_MS);
+    return result.rows;
+  }
+
+  defaultSchema(): string {
+    return 'main';
+  }
+
+  async listDatabases(): Promise<string[]> {
+    return [this.#fileName];
+  }
+
+  async listSchemas(signal: AbortSignal): Promise<string[]> {
+    const rows = await this.#rows(
+      "SELECT name FROM pragma_database_list WHERE name <> 'temp' ORDER BY seq",
+      [],
+      signal,
+    );
+    return rows.map((r) => String(r[0]));
+  }
+
+  async listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]> {
+    const schemas = schema === undefined ? await this.listSchemas(signal) : [schema];
+    const tables: TableSummary[] = [];
+    for (const s of schemas) {
+      const rows = await this.#rows(
+        `SELECT name, type FROM ${quoteIdent(s)}.sqlite_schema
+         WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`,
+        [],
+        signal,
+      );
+      for (const [name, type] of rows)
+        tables.push({ schema: s, name: String(name), type: type as TableKind });
+    }
+    return tables;
+  }
+
+  async describeTable(
+    schema: string,
+    table: string,
+    signal: AbortSignal,
+  ): Promise<TableDescription | undefined> {
+    const found = await this.#rows(
+      `SELECT name, type FROM ${quoteIdent(schema)}.sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE`,
+      [table],
+      signal,
+    );
+    const [name, type] = found[0] ?? [];
+    if (name === undefined) return undefined;
+    const columns = await this.#rows(
+      'SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_xinfo(?, ?) WHERE hidden = 0 ORDER BY cid',
+      [name, schema],
+      signal,
+    );
+    const indexRows = await this.#rows(
+      `SELECT il.name, il."unique", ii.name FROM pragma_index_list(?, ?) AS il
+       JOIN pragma_index_info(il.name, ?) AS ii ORDER BY il.seq, ii.seqno`,
+      [name, schema, schema],
+      signal,
+    );
+    const fkRows = await this.#rows(
+      'SELECT id, "table", "from", "to", on_update, on_delete FROM pragma_foreign_key_list(?, ?) ORDER BY id, seq',
+      [name, schema],
+      signal,
+    );
+
+    const indexes = new Map<string, { name: string; columns: string[]; unique: boolean }>();
+    for (const [indexName, unique, column] of indexRows) {
+      const key = String(indexName);
+      const entry = indexes.get(key) ?? { name: key, columns: [], unique: unique === 1 };
+      entry.columns.push(String(column));
+      indexes.set(key, entry);
+    }
+    const foreignKeys = new Map<number, TableDescription['foreign_keys'][number]>();
+    for (const [id, refTable, from, to, onUpdate, onDelete] of fkRows) {
+      const key = Number(id);
+      const entry = foreignKeys.get(key) ?? {
+        columns: [],
+        references_schema: schema,
+        references_table: String(refTable),
+        references_columns: [],
+        on_update: String(onUpdate),
+        on_delete: String(onDelete),
+      };
+      entry.columns.push(String(from));
+      entry.references_columns.push(to === null ? '' : String(to));
+      foreignKeys.set(key, entry);
+    }
+    const pkColumns = columns
+      .filter((c) => Number(c[4]) > 0)
+      .sort((a, b) => Number(a[4]) - Number(b[4]))
+      .map((c) => String(c[0]));
+
+    return {
+      schema,
+      name: String(name),
+      type: type as TableKind,
+      columns: columns.map(([colName, colType, notNull, dflt, pk]) => ({
+        name: String(colName),
+        type: String(colType),
+        nullable: notNull === 0 && Number(pk) === 0,
+        default: dflt === null ? null : String(dflt),
+        primary_key: Number(pk) > 0,
+      })),
+      primary_key: pkColumns,
+      indexes: [...indexes.values()],
+      foreign_keys: [...foreignKeys.values()],
+    };
+  }
+
+  async tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined> {
+    const rows = await this.#rows(
+      `SELECT sql FROM ${quoteIdent(schema)}.sqlite_schema WHERE tbl_name = ? COLLATE NOCASE AND sql IS NOT NULL
+       ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name`,
+      [table],
+      signal,
+    );
+    if (rows.length === 0) return undefined;
+    return `${rows.map((r) => String(r[0])).join(';\n\n')};`;
+  }
+
+  async countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount> {
+    if (!exact) {
+      const stat = await this.#rows(
+        `SELECT stat FROM ${quoteIdent(schema)}.sqlite_schema AS m JOIN ${quoteIdent(schema)}.sqlite_stat1 AS s
+         ON s.tbl = m.name WHERE m.name = ? COLLATE NOCASE LIMIT 1`,
+        [table],
+        signal,
+      ).catch(() => []);
+      const estimate = Number.parseInt(String(stat[0]?.[0] ?? ''), 10);
+      if (Number.isFinite(estimate)) return { count: estimate, exact: false };
+    }
+    const rows = await this.#rows(
+      `SELECT count(*) FROM ${quoteIdent(schema)}.${quoteIdent(table)}`,
+      [],
+      signal,
+    );
+    return { count: Number(rows[0]?.[0] ?? 0), exact: true };
+  }
+
+  explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
+    return this.#pool.read(
+      { sql: `EXPLAIN QUERY PLAN ${sql}`, params: [], maxRows: 10_000 },
+      signal,
+      INTROSPECTION_TIMEOUT_MS,
+    );
+  }
+
+  read(sql: string, options: ReadOptions): Promise<ResultSet> {
+    return this.#pool.read(
+      { sql, params: options.params ?? [], maxRows: options.maxRows },
+      options.signal,
+      options.timeoutMs,
+    );
+  }
+
+  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {
+    const { sql, params } = browseSql(request, dialect);
+    return this.read(sql, { ...options, params });
+  }
+
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+}

@@ -1,0 +1,94 @@
+import { ErrorCode, invalidParams, ProtocolError } from './errors.js';
+import { isPlainObject, type Params } from './jsonrpc.js';
+import { MODERN_VERSION, SUPPORTED_VERSIONS } from './versions.js';
+
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+export type ClientInfo = { name?: string; title?: string; version?: string };
+export type TraceContext = { traceparent?: string; tracestate?: string; baggage?: string };
+
+export type ModernMeta = {
+  era: 'modern';
+  protocolVersion: string;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo: ClientInfo | undefined;
+  progressToken: string | number | undefined;
+  trace: TraceContext;
+};
+
+export type RequestEra = ModernMeta | { era: 'legacy' };
+
+const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
+
+function readTrace(meta: Record<string, unknown>): TraceContext {
+  const trace: TraceContext = {};
+  for (const key of TRACE_KEYS) {
+    const value = meta[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw invalidParams(`_meta.${key} must be a string`);
+    trace[key] = value;
+  }
+  return trace;
+}
+
+function readClientInfo(value: unknown): ClientInfo | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) throw invalidParams(`_meta["${META_CLIENT_INFO}"] must be an object`);
+  const info: ClientInfo = {};
+  for (const key of ['name', 'title', 'version'] as const) {
+    const field = value[key];
+    if (field === undefined) continue;
+    if (typeof field !== 'string')
+      throw invalidParams(`_meta["${META_CLIENT_INFO}"].${key} must be a string`);
+    info[key] = field;
+  }
+  return info;
+}
+
+/**
+ * Reads the era of a request from `params._meta`: a request without a protocol version there is legacy;
+ * otherwise every `_meta` rule of the modern envelope applies.
+ */
+export function readEra(params: Params): RequestEra {
+  const meta = params._meta;
+  if (meta !== undefined && !isPlainObject(meta)) throw invalidParams('params._meta must be an object');
+  if (meta === undefined || !(META_PROTOCOL_VERSION in meta)) return { era: 'legacy' };
+
+  const version = meta[META_PROTOCOL_VERSION];
+  if (typeof version !== 'string' || version.length === 0) {
+    throw invalidParams(`_meta["${META_PROTOCOL_VERSION}"] must be a non-empty string`);
+  }
+  if (version !== MODERN_VERSION) {
+    throw new ProtocolError(
+      ErrorCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version: ${version}`,
+      {
+        supported: [...SUPPORTED_VERSIONS],
+        requested: version,
+      },
+    );
+  }
+  const capabilities = meta[META_CLIENT_CAPABILITIES];
+  if (!isPlainObject(capabilities)) {
+    throw invalidParams(`_meta["${META_CLIENT_CAPABILITIES}"] is required and must be an object`);
+  }
+  const progressToken = meta.progressToken;
+  if (
+    progressToken !== undefined &&
+    typeof progressToken !== 'string' &&
+    !Number.isSafeInteger(progressToken)
+  ) {
+    throw invalidParams('_meta.progressToken must be a string or an integer');
+  }
+  return {
+    era: 'modern',
+    protocolVersion: version,
+    clientCapabilities: capabilities,
+    clientInfo: readClientInfo(meta[META_CLIENT_INFO]),
+    progressToken: progressToken as string | number | undefined,
+    trace: readTrace(meta),
+  };
+}

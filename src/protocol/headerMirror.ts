@@ -1,0 +1,88 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { headerMismatch } from './errors.js';
+import { decodeHeaderValue } from './headerValue.js';
+import { isPlainObject, type Params } from './jsonrpc.js';
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+const PARAM_HEADER_PREFIX = 'mcp-param-';
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+function single(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  if (Array.isArray(value)) throw headerMismatch(`Header ${name} is sent more than once`);
+  return value;
+}
+
+function requireHeader(headers: IncomingHttpHeaders, name: string, expected: string): void {
+  const raw = single(headers, name);
+  if (raw === undefined) throw headerMismatch(`Required header ${name} is missing`);
+  if (decodeHeaderValue(name, raw) !== expected)
+    throw headerMismatch(`Header ${name} does not match the body`);
+}
+
+export function isJsonContentType(value: string | undefined): boolean {
+  const mediaType = value?.split(';', 1)[0]?.trim().toLowerCase();
+  return mediaType !== undefined && JSON_MEDIA_TYPE.test(mediaType);
+}
+
+/** Finds `field` (case-insensitively) in `source`, descending breadth-first into nested objects. */
+function findField(source: Record<string, unknown>, field: string): { found: boolean; value?: unknown } {
+  let level: Record<string, unknown>[] = [source];
+  while (level.length > 0) {
+    const next: Record<string, unknown>[] = [];
+    for (const object of level) {
+      for (const [key, value] of Object.entries(object)) {
+        if (key.toLowerCase() === field) return { found: true, value };
+        if (isPlainObject(value)) next.push(value);
+      }
+    }
+    level = next;
+  }
+  return { found: false };
+}
+
+function paramMatches(value: unknown, header: string): boolean {
+  switch (typeof value) {
+    case 'string':
+      return value === header;
+    case 'number':
+      return JSON_NUMBER.test(header) && Number(header) === value;
+    case 'boolean':
+      return header === String(value);
+    default:
+      return false;
+  }
+}
+
+/**
+ * The modern era's header mirror: every required header present, well formed and equal to its copy in
+ * the body; every `Mcp-Param-<field>` that was sent equal to its field.
+ */
+export function checkHeaderMirror(
+  headers: IncomingHttpHeaders,
+  message: { method: string; params: Params },
+  protocolVersion: string,
+): void {
+  if (!isJsonContentType(single(headers, 'content-type'))) {
+    throw headerMismatch('Content-Type must be application/json or a +json type');
+  }
+  requireHeader(headers, 'mcp-protocol-version', protocolVersion);
+  requireHeader(headers, 'mcp-method', message.method);
+  const { method, params } = message;
+  if (method === 'tools/call' || method === 'prompts/get') {
+    requireHeader(headers, 'mcp-name', typeof params.name === 'string' ? params.name : '');
+  } else if (method === 'resources/read') {
+    requireHeader(headers, 'mcp-name', typeof params.uri === 'string' ? params.uri : '');
+  }
+
+  const source = method === 'tools/call' ? params.arguments : params;
+  for (const name of Object.keys(headers)) {
+    if (!name.startsWith(PARAM_HEADER_PREFIX)) continue;
+    const field = name.slice(PARAM_HEADER_PREFIX.length);
+    const header = decodeHeaderValue(name, single(headers, name) ?? '');
+    const hit = isPlainObject(source) && field.length > 0 ? findField(source, field) : { found: false };
+    if (!hit.found || !paramMatches(hit.value, header)) {
+      throw headerMismatch(`Header ${name} does not match the body`);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export const payloadTooLarge = () =>
+  new ProtocolError(ErrorCode.PayloadTooLarge, 'Payload too large: the body is over 10 MB');
+
+/**
+ * Reads a request body up to `limit` bytes. A declared or actual size over the limit rejects at once;
+ * nothing past the limit is kept (the rest of the upload is discarded, then the socket closed).
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      reject(payloadTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        chunks.length = 0;
+        req.resume();
+        reject(payloadTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => {
+      if (size > limit) return;
+      try {
+        resolve(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size)));
+      } catch {
+        reject(new ProtocolError(ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8'));
+      }
+    });
+    req.once('error', reject);
+  });
+}

@@ -1,0 +1,139 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { errorResponse } from '../protocol/wire.js';
+import { corsHeaders, preflightHeaders } from './cors.js';
+import { isAllowedHost, isAllowedOrigin, originOf } from './guards.js';
+import { handleMcpPost, type McpEndpointDeps } from './mcpEndpoint.js';
+import { sendEmpty, sendHttpError, sendJson } from './respond.js';
+
+export type Limits = {
+  maxConnections: number;
+  idleTimeoutMs: number;
+  maxHeaderBytes: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+};
+
+/** The contract's limits; tests shorten the timeouts rather than sleep through them. */
+export const LIMITS: Limits = {
+  maxConnections: 64,
+  idleTimeoutMs: 30_000,
+  maxHeaderBytes: 16 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000,
+};
+
+const MCP_PATH = '/mcp';
+
+export type McpHttpServer = {
+  /** Binds 127.0.0.1; resolves with the port bound. */
+  listen(port: number): Promise<number>;
+  /** Ends running requests with `-33000`, then closes every connection. */
+  close(): Promise<void>;
+  readonly server: Server;
+};
+
+export function createMcpHttpServer(deps: McpEndpointDeps, limits: Limits = LIMITS): McpHttpServer {
+  let boundPort = 0;
+  const sockets = new Set<Socket>();
+  const overflow = new WeakSet<Socket>();
+  const busy = new WeakSet<Socket>();
+
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node keeps an idle keep-alive socket open for keepAliveTimeout + 1 s.
+      keepAliveTimeout: Math.max(1, limits.idleTimeoutMs - 1_000),
+      // A request without Host must reach the Host rule (403 forbidden_host), not Node's bare 400.
+      requireHostHeader: false,
+    },
+    (req, res) => route(req, res),
+  );
+  server.setTimeout(limits.idleTimeoutMs);
+  // A socket idle for 30 s is closed, unless a request on it is still being worked on.
+  server.on('timeout', (socket: Socket) => {
+    if (!busy.has(socket)) socket.destroy();
+  });
+  server.on('connection', (socket: Socket) => {
+    if (sockets.size >= limits.maxConnections) overflow.add(socket);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  function route(req: IncomingMessage, res: ServerResponse): void {
+    if (overflow.has(req.socket)) {
+      const reply = errorResponse(
+        null,
+        new ProtocolError(
+          ErrorCode.ServerUnavailable,
+          `Too many connections: at most ${limits.maxConnections}`,
+        ),
+      );
+      sendJson(res, reply.status, reply.body, { connection: 'close', 'retry-after': '1' });
+      return;
+    }
+    if (!isAllowedHost(req.headers.host, boundPort)) {
+      sendHttpError(
+        res,
+        403,
+        'forbidden_host',
+        'The Host header must name localhost, 127.0.0.1 or ::1 and the bound port',
+      );
+      return;
+    }
+    const origin = originOf(req);
+    if (!isAllowedOrigin(origin)) {
+      sendHttpError(res, 403, 'forbidden_origin', 'This origin may not call Sluice');
+      return;
+    }
+    const path = (req.url ?? '').split('?', 1)[0];
+    if (path !== MCP_PATH) {
+      sendHttpError(res, 404, 'not_found', 'Sluice serves POST /mcp and POST /v1/integrations/exchange only');
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      sendEmpty(res, 204, preflightHeaders(req, origin));
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendHttpError(res, 405, 'method_not_allowed', 'Use POST', {
+        allow: 'POST, OPTIONS',
+        ...corsHeaders(origin),
+      });
+      return;
+    }
+    busy.add(req.socket);
+    res.once('close', () => busy.delete(req.socket));
+    void handleMcpPost(req, res, deps, corsHeaders(origin));
+  }
+
+  return {
+    server,
+    listen(port) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          const address = server.address();
+          boundPort = typeof address === 'object' && address ? address.port : port;
+          resolve(boundPort);
+        });
+      });
+    },
+    async close() {
+      const stopping = new ProtocolError(ErrorCode.ServerUnavailable, 'Sluice is shutting down');
+      for (const controller of deps.running) controller.abort(stopping);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Let the aborted requests write their -33000 (for at most a second) before the sockets go.
+      for (let waited = 0; deps.running.size > 0 && waited < 1_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

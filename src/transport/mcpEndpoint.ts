@@ -1,0 +1,135 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requireScopes } from '../auth/access.js';
+import type { Principal } from '../auth/principal.js';
+import type { MethodSpec } from '../capabilities/methods.js';
+import type { CallContext } from '../capabilities/types.js';
+import type { ConnectionCatalog } from '../db/connectionCatalog.js';
+import type { QueryHistory } from '../db/queryHistory.js';
+import { type ModernMeta, readEra, type TraceContext } from '../protocol/era.js';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { checkHeaderMirror } from '../protocol/headerMirror.js';
+import { parseJson, parseMessage, type RequestId, requestIdOf } from '../protocol/jsonrpc.js';
+import { errorResponse, finishModernResult, resultResponse } from '../protocol/wire.js';
+import { readBody } from './body.js';
+import { ProgressStream } from './progressStream.js';
+import { sendEmpty, sendJson } from './respond.js';
+
+/** What a trace hook hears at the end of each request; never a token, a statement or a result. */
+export type RequestTrace = {
+  id: RequestId | null;
+  method: string | undefined;
+  principalId: string | undefined;
+  clientName: string | undefined;
+  trace: TraceContext;
+  status: number;
+  errorCode: number | undefined;
+  durationMs: number;
+};
+
+export type McpEndpointDeps = {
+  methods: Record<string, MethodSpec>;
+  catalog: ConnectionCatalog;
+  history: QueryHistory;
+  authenticate(req: IncomingMessage): Principal;
+  /** Every running request's controller, so that a stopping server can end them with `-33000`. */
+  running: Set<AbortController>;
+  onRequestEnd?: (trace: RequestTrace) => void;
+};
+
+const methodNotFound = (method: string) =>
+  new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+
+/** `POST /mcp`: body → envelope → era → header mirror → principal → method table → handler → response. */
+export async function handleMcpPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: McpEndpointDeps,
+  headers: Record<string, string>,
+): Promise<void> {
+  const started = performance.now();
+  const trace: RequestTrace = {
+    id: null,
+    method: undefined,
+    principalId: undefined,
+    clientName: undefined,
+    trace: {},
+    status: 200,
+    errorCode: undefined,
+    durationMs: 0,
+  };
+  const controller = new AbortController();
+  let stream: ProgressStream | undefined;
+  const onClose = () => {
+    if (!res.writableFinished)
+      controller.abort(new ProtocolError(ErrorCode.RequestCancelled, 'The client disconnected'));
+  };
+  res.once('close', onClose);
+  deps.running.add(controller);
+
+  try {
+    const json = parseJson(await readBody(req));
+    trace.id = requestIdOf(json);
+    const message = parseMessage(json);
+    trace.method = message.method;
+    if (message.kind === 'notification') {
+      trace.status = 202;
+      sendEmpty(res, 202, headers);
+      return;
+    }
+    const era = readEra(message.params);
+    if (era.era === 'legacy') throw methodNotFound(message.method);
+    trace.trace = era.trace;
+    trace.clientName = era.clientInfo?.name;
+    checkHeaderMirror(req.headers, message, era.protocolVersion);
+
+    const principal = deps.authenticate(req);
+    trace.principalId = principal.id;
+    const spec = deps.methods[message.method];
+    if (!spec) throw methodNotFound(message.method);
+    requireScopes(principal, spec.scopes);
+
+    if (era.progressToken !== undefined) stream = new ProgressStream(res, era.progressToken, headers);
+    const ctx = callContext(deps, principal, era, controller.signal, stream);
+    const result = finishModernResult(message.method, message.params, await spec.handle(message.params, ctx));
+    controller.signal.throwIfAborted();
+    const body = resultResponse(message.id, result);
+    if (stream) stream.finish(200, body);
+    else sendJson(res, 200, body, headers);
+  } catch (error) {
+    if (res.destroyed) return;
+    const reply = errorResponse(trace.id, controller.signal.aborted ? controller.signal.reason : error);
+    trace.status = reply.status;
+    trace.errorCode = 'error' in reply.body ? reply.body.error.code : undefined;
+    if (stream) stream.finish(reply.status, reply.body, reply.headers);
+    else if (trace.errorCode === ErrorCode.PayloadTooLarge) refuseUpload(res, reply.body, headers);
+    else sendJson(res, reply.status, reply.body, { ...headers, ...reply.headers });
+  } finally {
+    deps.running.delete(controller);
+    res.off('close', onClose);
+    trace.durationMs = performance.now() - started;
+    deps.onRequestEnd?.(trace);
+  }
+}
+
+/** Answers 413 and closes the connection; an upload still arriving is discarded for at most a second. */
+function refuseUpload(res: ServerResponse, body: unknown, headers: Record<string, string>): void {
+  sendJson(res, 413, body, { ...headers, connection: 'close' });
+  res.once('finish', () => setTimeout(() => res.socket?.destroy(), 1_000).unref());
+}
+
+function callContext(
+  deps: McpEndpointDeps,
+  principal: Principal,
+  era: ModernMeta,
+  signal: AbortSignal,
+  stream: ProgressStream | undefined,
+): CallContext {
+  return {
+    principal,
+    catalog: deps.catalog,
+    history: deps.history,
+    clientCapabilities: era.clientCapabilities,
+    signal,
+    progress: stream ? (progress, total, message) => stream.progress(progress, total, message) : () => {},
+  };
+}

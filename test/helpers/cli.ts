@@ -1,0 +1,55 @@
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The built command (`npm test` builds first), run exactly as a user runs it. */
+export const SLUICE_BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+
+export function runSluice(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, [SLUICE_BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 20_000,
+  });
+}
+
+export type ServeProcess = {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+};
+
+export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): ServeProcess {
+  const child = spawn(process.execPath, [SLUICE_BIN, 'serve', ...args], { env: { ...process.env, ...env } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    err += chunk;
+  });
+  return { child, stdout: () => out, stderr: () => err };
+}
+
+/** Resolves with the handshake once the file exists (the server writes it after binding). */
+export async function waitForHandshake(
+  dataDir: string,
+  timeoutMs = 15_000,
+): Promise<{ port: number; pid: number; version: string }> {
+  const file = join(dataDir, 'mcp-handshake.json');
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`no handshake file in ${dataDir}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+export function exited(
+  child: ChildProcessWithoutNullStreams,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null) return Promise.resolve({ code: child.exitCode, signal: null });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}

@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type App, type AppOptions, startApp } from '../../src/app/app.js';
+
+export const MODERN = '2026-07-28';
+
+export type TestApp = App & { dispose(): Promise<void> };
+
+/** A real Sluice on an ephemeral loopback port, with its own support directory (demo database included). */
+export async function startTestApp(options: Partial<AppOptions> = {}): Promise<TestApp> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sluice-test-'));
+  const app = await startApp({ port: 0, ...options, dataDir });
+  return {
+    ...app,
+    port: app.port,
+    url: app.url,
+    dataDir: app.dataDir,
+    stop: app.stop,
+    async dispose() {
+      await app.stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type McpCallOptions = {
+  id?: string | number;
+  /** Extra or replacement headers; a value of `null` removes a default header. */
+  headers?: Record<string, string | null>;
+  /** Replaces the whole `_meta`; by default the modern version and `{}` capabilities. */
+  meta?: Record<string, unknown>;
+  /** Merged into the default `_meta`. */
+  extraMeta?: Record<string, unknown>;
+};
+
+export function modernMeta(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientCapabilities': {},
+    ...extra,
+  };
+}
+
+/** The headers the contract requires for a modern request, mirrored from the body. */
+export function mirroredHeaders(method: string, params: Record<string, unknown>): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': method,
+  };
+  if (method === 'tools/call' || method === 'prompts/get') headers['mcp-name'] = String(params.name);
+  if (method === 'resources/read') headers['mcp-name'] = String(params.uri);
+  return headers;
+}
+
+export type RawResponse = { status: number; headers: Headers; text: string; json: any };
+
+export async function post(url: string, body: string, headers: Record<string, string>): Promise<RawResponse> {
+  const response = await fetch(url, { method: 'POST', headers, body });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** Sends one modern JSON-RPC request with correct headers, unless `options` says otherwise. */
+export async function mcp(
+  app: { url: string },
+  method: string,
+  params: Record<string, unknown> = {},
+  options: McpCallOptions = {},
+): Promise<RawResponse> {
+  const fullParams = { ...params, _meta: options.meta ?? modernMeta(options.extraMeta) };
+  const headers: Record<string, string> = mirroredHeaders(method, params);
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (value === null) delete headers[name.toLowerCase()];
+    else headers[name.toLowerCase()] = value;
+  }
+  const body = JSON.stringify({ jsonrpc: '2.0', id: options.id ?? 1, method, params: fullParams });
+  return post(app.url, body, headers);
+}
+
+/** Calls a tool and returns its result object (asserting nothing). */
+export async function callTool(
+  app: { url: string },
+  name: string,
+  args: Record<string, unknown>,
+  options: McpCallOptions = {},
+) {
+  return mcp(app, 'tools/call', { name, arguments: args }, options);
+}
+
+/** Parses a `text/event-stream` body into the JSON of each `data:` frame, and reports any frame with a name. */
+export function sseFrames(text: string): { data: any[]; named: number } {
+  const frames = text.split('\n\n').filter((f) => f.trim().length > 0);
+  return {
+    data: frames.map((f) =>
+      JSON.parse(
+        f
+          .split('\n')
+          .find((l) => l.startsWith('data: '))
+          ?.slice(6) ?? 'null',
+      ),
+    ),
+    named: frames.filter((f) => f.split('\n').some((l) => l.startsWith('event:'))).length,
+  };
+}
