@@ -209,7 +209,6 @@ interface Region {
   cities: readonly string[];
 }
 
-// biome-ignore format: a packed table reads better than one entry per line
 const REGIONS: readonly Region[] = [
   { country: 'GB', warehouse: 'RDG', weight: 34, cities: ['London', 'Manchester', 'Bristol', 'Leeds', 'Norwich'] },
   { country: 'IE', warehouse: 'RDG', weight: 5, cities: ['Dublin', 'Cork', 'Galway'] },
@@ -222,7 +221,6 @@ const REGIONS: readonly Region[] = [
   { country: 'NZ', warehouse: 'MEL', weight: 2, cities: ['Auckland', 'Wellington'] },
 ];
 
-// biome-ignore format: a packed table reads better than one entry per line
 const FIRST_NAMES = [
   'Ada', 'Amara', 'Ben', 'Carmen', 'Chloe', 'Daniel', 'Elif', 'Erik', 'Fatima', 'Felix',
   'Grace', 'Hamid', 'Hannah', 'Ines', 'Isaac', 'Jonas', 'Julia', 'Kofi', 'Lena', 'Leo',
@@ -230,7 +228,6 @@ const FIRST_NAMES = [
   'Sofia', 'Tomas', 'Una', 'Viktor', 'Wren', 'Yusuf', 'Zoe', 'Aoife', 'Marcus', 'Ingrid',
 ] as const;
 
-// biome-ignore format: a packed table reads better than one entry per line
 const LAST_NAMES = [
   'Abbott', 'Achebe', 'Bauer', 'Byrne', 'Castillo', 'Chen', 'Dalton', 'Dubois', 'Eriksen', 'Fischer',
   'Gallagher', 'Haddad', 'Hughes', 'Ibrahim', 'Jansen', 'Kaur', 'Kowalski', 'Larsen', 'Lindqvist', 'Marsh',
@@ -240,20 +237,17 @@ const LAST_NAMES = [
 
 const AUTHOR_COUNTRIES = ['GB', 'US', 'IE', 'CA', 'AU', 'NZ', 'NG', 'IN', 'DE', 'FR', 'JP', 'SE'] as const;
 
-// biome-ignore format: a packed table reads better than one entry per line
 const TITLE_ADJECTIVES = [
   'Quiet', 'Last', 'Hidden', 'Paper', 'Glass', 'Salt', 'Burning', 'Distant', 'Silver', 'Borrowed',
   'Patient', 'Northern', 'Lost', 'Small', 'Long', 'Winter', 'Broken', 'Golden', 'Secret', 'Drowned',
 ] as const;
 
-// biome-ignore format: a packed table reads better than one entry per line
 const TITLE_NOUNS = [
   'Lighthouse', 'Orchard', 'Cartographer', 'Harbour', 'Archive', 'Garden', 'Cipher', 'River', 'Tide',
   'Lantern', 'Atlas', 'Keeper', 'Silence', 'Inheritance', 'Bridge', 'Meridian', 'Compass', 'Library',
   'Fox', 'Kingdom', 'Island', 'Alphabet', 'Weather', 'Kitchen', 'Comet',
 ] as const;
 
-// biome-ignore format: a packed table reads better than one entry per line
 const TITLE_PLACES = [
   'Ashford', 'Lisbon', 'the Fens', 'Kestrel Bay', 'Marrow Lane', 'the North Sea', 'Tangier', 'Hollowmere',
   'Vienna', 'the Saltmarsh', 'Oxbow', 'Kyoto',
