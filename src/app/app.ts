@@ -1,82 +1,167 @@
 import { mkdirSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
-import { anonymousPrincipal } from '../auth/principal.js';
+import { join } from 'node:path';
+import { createActor } from 'xstate';
+import type { PairingRequestOutcome } from '../../machines/pairingRequest.js';
+import { type ChildDone, supervisorMachine } from '../../machines/supervisor.js';
+import { ACTIVITY_FILE, ActivityLog, type ActivityEntry } from '../activity/activityLog.js';
+import { AUTH_LOCKOUT, Authenticator } from '../auth/authenticator.js';
+import { CALLER_LIMITS, CallerLimits, type CallerLimitPolicy } from '../auth/callerLimits.js';
+import { FailureLockout } from '../auth/failureLockout.js';
+import { TOKENS_FILE, TokenStore } from '../auth/tokenStore.js';
 import { createMethodTable } from '../capabilities/methods.js';
 import { builtinCapabilities, CapabilityRegistry } from '../capabilities/registry.js';
 import type { CapabilityModules } from '../capabilities/types.js';
 import { ConnectionCatalog } from '../db/connectionCatalog.js';
 import { QueryHistory } from '../db/queryHistory.js';
+import { deliverCallback } from '../pairing/deliverCallback.js';
+import { PairingService } from '../pairing/pairingService.js';
 import { CursorCodec } from '../protocol/cursor.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
+import { EXCHANGE_LOCKOUT } from '../transport/exchangeEndpoint.js';
 import { createMcpHttpServer, LIMITS, type Limits } from '../transport/httpServer.js';
 import type { RequestTrace } from '../transport/mcpEndpoint.js';
+import { type AppClock, systemClock } from './clock.js';
+import { controlHandlers } from './controlHandlers.js';
+import { startControlServer } from './controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
 import { removeHandshake, writeHandshake } from './handshake.js';
 
 export const PREFERRED_PORT = 38621;
+const FLUSH_INTERVAL_MS = 5_000;
 
 export type AppOptions = {
   dataDir: string;
   /** A port to bind; `0` for any. Absent: the preferred port, or any when it is busy. */
   port?: number;
+  /** Bearer authentication (on unless `--no-auth`). */
+  auth?: boolean;
+  /** The clock of every actor and of every "now"; tests pass a SimulatedClock. */
+  clock?: AppClock;
   /** Capability modules served besides the built-in ones (tests, the conformance fixtures). */
   extraCapabilities?: CapabilityModules[];
   onRequestEnd?: (trace: RequestTrace) => void;
+  /** How pairing callbacks reach the client; the operating system's way unless a test says otherwise. */
+  deliver?: (url: URL) => Promise<void>;
   /** Transport limits; the contract's values unless a test shortens them. */
   limits?: Limits;
+  callerLimits?: CallerLimitPolicy;
 };
 
 export type App = {
   readonly port: number;
   readonly url: string;
   readonly dataDir: string;
+  readonly tokens: TokenStore;
+  readonly pairing: PairingService;
+  readonly activity: ActivityLog;
+  /** Live children of the supervisor: back to its baseline once every request, code and sheet is done. */
+  liveActors(): number;
   stop(): Promise<void>;
 };
 
-const remoteAddress = (req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown';
-
 export async function startApp(options: AppOptions): Promise<App> {
   const { dataDir } = options;
+  const clock = options.clock ?? systemClock;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const config = loadOrCreateConfig(dataDir);
   const catalog = new ConnectionCatalog(config.connections);
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
+  const tokens = TokenStore.open(join(dataDir, TOKENS_FILE));
+  const activity = ActivityLog.open(join(dataDir, ACTIVITY_FILE), { now: () => clock.now() });
+  const audit = (entry: ActivityEntry) => activity.record(entry);
+
+  const supervisor = createActor(
+    supervisorMachine.provide({
+      actions: {
+        childDone: (_, done: ChildDone) => {
+          if ((done.output as { outcome?: PairingRequestOutcome } | undefined)?.outcome === 'expired') {
+            audit({ category: 'auth', action: 'pairing.expired', outcome: 'denied' });
+          }
+        },
+      },
+    }),
+    { clock },
+  );
+  supervisor.start();
+
+  let enabled = true;
+  const pairing = new PairingService({
+    supervisor,
+    tokens,
+    clock,
+    connections: () => catalog.all(),
+    deliver: options.deliver ?? ((url) => deliverCallback(url)),
+    audit,
+    onPairingRequested: () => {
+      enabled = true;
+    },
+  });
+  const authenticator = new Authenticator({
+    tokens: options.auth === false ? undefined : tokens,
+    lockout: new FailureLockout(AUTH_LOCKOUT),
+    clock,
+    audit,
+  });
 
   const http = createMcpHttpServer(
     {
-      methods: createMethodTable(registry, new CursorCodec()),
-      catalog,
-      history: new QueryHistory(),
-      authenticate: (req) => anonymousPrincipal(remoteAddress(req)),
-      running: new Set(),
-      ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
+      mcp: {
+        methods: createMethodTable(registry, new CursorCodec()),
+        catalog,
+        history: new QueryHistory(),
+        authenticate: (req) => authenticator.authenticate(req),
+        limits: new CallerLimits(options.callerLimits ?? CALLER_LIMITS),
+        enabled: () => enabled,
+        running: new Set(),
+        audit,
+        ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
+      },
+      exchange: { pairing, lockout: new FailureLockout(EXCHANGE_LOCKOUT), audit },
     },
     options.limits ?? LIMITS,
   );
 
-  const port = await listenPreferred(http.listen, options.port);
+  const control = await startControlServer(
+    dataDir,
+    controlHandlers({ tokens, pairing, clock, audit, setEnabled: (on) => (enabled = on), isEnabled: () => enabled }),
+  );
+  let port: number;
+  try {
+    port = await listenPreferred(http.listen, options.port);
+  } catch (error) {
+    await control.close();
+    throw error;
+  }
   writeHandshake(dataDir, { port, pid: process.pid, version: SERVER_VERSION });
+  const flushTimer = setInterval(() => tokens.flush(), FLUSH_INTERVAL_MS);
+  flushTimer.unref();
 
   let stopped: Promise<void> | undefined;
   return {
     port,
     url: `http://127.0.0.1:${port}/mcp`,
     dataDir,
+    tokens,
+    pairing,
+    activity,
+    liveActors: () => Object.keys(supervisor.getSnapshot().children).length,
     stop() {
       stopped ??= (async () => {
         removeHandshake(dataDir);
+        clearInterval(flushTimer);
+        await control.close();
         await http.close();
         await catalog.close();
+        supervisor.stop();
+        tokens.flush();
+        activity.close();
       })();
       return stopped;
     },
   };
 }
 
-async function listenPreferred(
-  listen: (port: number) => Promise<number>,
-  port: number | undefined,
-): Promise<number> {
+async function listenPreferred(listen: (port: number) => Promise<number>, port: number | undefined): Promise<number> {
   if (port !== undefined) return listen(port);
   try {
     return await listen(PREFERRED_PORT);

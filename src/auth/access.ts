@@ -27,3 +27,10 @@ export function canUseConnection(principal: Principal, connection: SavedConnecti
   if (connection.externalAccess === 'blocked' || connection.aiPolicy === 'never') return false;
   return principal.connections === 'all' || principal.connections.has(connection.id);
 }
+
+/** Writes need the connection's own external access to allow them: the lower of token and connection wins. */
+export function requireWritable(connection: SavedConnection): void {
+  if (connection.externalAccess !== 'readWrite') {
+    throw forbidden(`Forbidden: connection "${connection.id}" lets AI clients read only`);
+  }
+}

@@ -2,6 +2,7 @@ export const scopeNames = ['tools:read', 'tools:write', 'resources:read', 'admin
 export type Scope = (typeof scopeNames)[number];
 
 export type Principal = {
+  readonly kind: 'token' | 'anonymous';
   /** Token id, or `anonymous:<address>` when authentication is off. */
   readonly id: string;
   readonly name: string;
@@ -15,6 +16,7 @@ const ANONYMOUS_SCOPES: ReadonlySet<Scope> = new Set(['tools:read', 'resources:r
 /** The caller when authentication is off: read-only, every connection, never raised. */
 export function anonymousPrincipal(address: string): Principal {
   return {
+    kind: 'anonymous',
     id: `anonymous:${address}`,
     name: 'anonymous (loopback)',
     scopes: ANONYMOUS_SCOPES,

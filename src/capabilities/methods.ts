@@ -1,3 +1,4 @@
+import type { ActivityOutcome } from '../activity/activityLog.js';
 import { requireScopes } from '../auth/access.js';
 import type { Scope } from '../auth/principal.js';
 import { redact } from '../db/redact.js';
@@ -61,6 +62,9 @@ function asProtocolError(error: unknown): unknown {
   return new ProtocolError(ErrorCode.InternalError, `${typed.code}: ${redact(typed.message)}`);
 }
 
+const connectionOf = (variables: Record<string, string>) =>
+  variables.connection_id ? { connectionId: variables.connection_id } : {};
+
 /** The MCP methods Sluice serves, with the scopes each needs, over one capability registry. */
 export function createMethodTable(
   registry: CapabilityRegistry,
@@ -101,11 +105,26 @@ export function createMethodTable(
         if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
           throw invalidParams('params.arguments must be an object');
         }
-        const args = validateArguments<never>(tool.inputSchema, params.arguments);
+        const args = validateArguments<Record<string, unknown>>(tool.inputSchema, params.arguments);
+        const started = performance.now();
+        const record = (outcome: ActivityOutcome, extra: { rows?: number; error?: string } = {}) =>
+          ctx.audit({
+            category: 'tool',
+            action: name,
+            outcome,
+            ...(typeof args.connection_id === 'string' ? { connectionId: args.connection_id } : {}),
+            ...(typeof args.sql === 'string' ? { statement: args.sql } : {}),
+            durationMs: Math.round(performance.now() - started),
+            ...extra,
+          });
         try {
-          return toolResult(await tool.run(args, ctx));
+          const structured = await tool.run(args as never, ctx);
+          record('success', typeof structured.row_count === 'number' ? { rows: structured.row_count } : {});
+          return toolResult(structured);
         } catch (error) {
           const typed = fromDriverError(error);
+          const refused = typed instanceof ProtocolError ? typed.code === ErrorCode.Forbidden : typed.code === 'denied';
+          record(refused ? 'denied' : 'error', { error: `${typed.code}: ${typed.message}` });
           if (typed instanceof ToolError) return toolErrorResult(typed);
           throw typed;
         }
@@ -146,8 +165,10 @@ export function createMethodTable(
         const found = registry.findResource(uri);
         if (!found) throw invalidParams(`Unknown resource: ${uri}`, { uri });
         const body = await found.family.read(found.variables, ctx).catch((error: unknown) => {
+          ctx.audit({ category: 'resource', action: found.family.name, outcome: 'error', ...connectionOf(found.variables) });
           throw asProtocolError(error);
         });
+        ctx.audit({ category: 'resource', action: found.family.name, outcome: 'success', ...connectionOf(found.variables) });
         const ttlMs = Math.min(RESOURCE_READ_TTL.max, Math.max(RESOURCE_READ_TTL.min, found.family.ttlMs));
         return {
           contents: [{ uri, mimeType: found.family.mimeType, text: JSON.stringify(body) }],

@@ -1,3 +1,4 @@
+import type { ActivityEntry } from '../activity/activityLog.js';
 import type { Principal, Scope } from '../auth/principal.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
 import type { QueryHistory } from '../db/queryHistory.js';
@@ -12,6 +13,8 @@ export type CallContext = {
   signal: AbortSignal;
   /** Reports progress; ignored unless the request carried a progress token. */
   progress(progress: number, total: number, message: string): void;
+  /** Records an activity row; the caller (token, client) and the trace context are filled in. */
+  audit(entry: Omit<ActivityEntry, 'tokenId' | 'tokenName' | 'clientName' | 'trace'>): void;
 };
 
 export type ToolAnnotations = {

@@ -1,11 +1,44 @@
 #!/usr/bin/env node
 import { ConfigError } from '../app/config.js';
+import { activity } from './activity.js';
+import { approvals, approve, deny } from './approvals.js';
+import { callControl, isRunning } from './controlClient.js';
+import { supportDirOf } from './dataDirOption.js';
+import { openUrl } from './openUrl.js';
+import { pair } from './pair.js';
 import { serve } from './serve.js';
+import { serverSwitch } from './serverSwitch.js';
+import { tokens } from './tokens.js';
 import { UsageError } from './usageError.js';
 
-const commands: Record<string, (argv: string[]) => Promise<void>> = { serve };
+/** While the application runs it owns the token file: the command line asks it instead. */
+async function tokensCommand(argv: string[]): Promise<void> {
+  const dataDir = supportDirOf(argv);
+  const running = await isRunning(dataDir);
+  await tokens(argv, running ? { remote: (method, params) => callControl(dataDir, method, params) } : {});
+}
 
-const USAGE = 'usage: sluice serve [--port N] [--data-dir DIR] [--no-auth] [--log-requests]';
+const commands: Record<string, (argv: string[]) => Promise<void>> = {
+  serve,
+  tokens: tokensCommand,
+  activity,
+  'open-url': openUrl,
+  approvals,
+  approve,
+  deny,
+  pair,
+  server: serverSwitch,
+};
+
+const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
+  serve [--port N] [--no-auth] [--log-requests]     run Sluice
+  tokens create --name NAME [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90]
+  tokens list [--json] | tokens revoke ID
+  open-url URL                                      hand a sluice:// link to the running application
+  approvals [--json] | approve ID [--level L] [--connections …] [--expires D] | deny ID
+  pair --client NAME [--scopes LEVEL] [--print-token]   the reference pairing client
+  server on|off|status                              switch the MCP server (off: -33006)
+  activity [--json] [--limit N] [--category C] [--verify]`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -14,9 +47,9 @@ async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   const command = commands[name];
-  if (!command) throw new UsageError(`unknown command "${name}" (${USAGE})`);
+  if (!command) throw new UsageError(`unknown command "${name}" (sluice --help lists them)`);
   await command(rest);
-  return 0;
+  return process.exitCode === undefined ? 0 : Number(process.exitCode);
 }
 
 main(process.argv.slice(2)).then(
@@ -24,8 +57,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    const usage =
-      error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`sluice: ${(error as Error).message}\n`);
     process.exitCode = usage ? 2 : error instanceof ConfigError ? 78 : 1;
   },

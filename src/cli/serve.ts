@@ -19,7 +19,6 @@ export async function serve(argv: string[]): Promise<void> {
     options: {
       port: { type: 'string' },
       'data-dir': { type: 'string' },
-      // Authentication is not built yet: every caller is the anonymous loopback principal either way.
       'no-auth': { type: 'boolean' },
       'log-requests': { type: 'boolean' },
     },
@@ -28,8 +27,10 @@ export async function serve(argv: string[]): Promise<void> {
   });
   const port = parsePort(values.port);
   const dataDir = resolveSupportDir(values['data-dir']);
+  const auth = !values['no-auth'];
   const app = await startApp({
     dataDir,
+    auth,
     ...(port !== undefined ? { port } : {}),
     ...(values['log-requests']
       ? { onRequestEnd: (trace) => process.stderr.write(requestLogLine(trace)) }
@@ -40,7 +41,9 @@ export async function serve(argv: string[]): Promise<void> {
     [
       `Sluice is serving MCP at ${app.url}`,
       `  support directory: ${app.dataDir}`,
-      '  authentication: off (anonymous loopback caller, read-only scopes)',
+      auth
+        ? '  authentication: bearer tokens (sluice tokens create, or pair a client with sluice pair)'
+        : '  authentication: off (--no-auth): every caller is anonymous, with read-only scopes',
       '',
     ].join('\n'),
   );

@@ -4,6 +4,7 @@ import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { errorResponse } from '../protocol/wire.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { isAllowedHost, isAllowedOrigin, originOf } from './guards.js';
+import { EXCHANGE_PATH, type ExchangeDeps, handleExchange } from './exchangeEndpoint.js';
 import { handleMcpPost, type McpEndpointDeps } from './mcpEndpoint.js';
 import { sendEmpty, sendHttpError, sendJson } from './respond.js';
 
@@ -34,7 +35,9 @@ export type McpHttpServer = {
   readonly server: Server;
 };
 
-export function createMcpHttpServer(deps: McpEndpointDeps, limits: Limits = LIMITS): McpHttpServer {
+export type HttpDeps = { mcp: McpEndpointDeps; exchange: ExchangeDeps };
+
+export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: Limits = LIMITS): McpHttpServer {
   let boundPort = 0;
   const sockets = new Set<Socket>();
   const overflow = new WeakSet<Socket>();
@@ -90,6 +93,11 @@ export function createMcpHttpServer(deps: McpEndpointDeps, limits: Limits = LIMI
       return;
     }
     const path = (req.url ?? '').split('?', 1)[0];
+    if (path === EXCHANGE_PATH) {
+      if (req.method === 'POST') void handleExchange(req, res, exchange);
+      else sendHttpError(res, 405, 'method_not_allowed', 'Use POST', { allow: 'POST' });
+      return;
+    }
     if (path !== MCP_PATH) {
       sendHttpError(res, 404, 'not_found', 'Sluice serves POST /mcp and POST /v1/integrations/exchange only');
       return;

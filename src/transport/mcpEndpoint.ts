@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requireScopes } from '../auth/access.js';
+import type { ActivityEntry } from '../activity/activityLog.js';
+import type { CallerLimits } from '../auth/callerLimits.js';
 import type { Principal } from '../auth/principal.js';
 import type { MethodSpec } from '../capabilities/methods.js';
 import type { CallContext } from '../capabilities/types.js';
@@ -30,10 +32,14 @@ export type McpEndpointDeps = {
   methods: Record<string, MethodSpec>;
   catalog: ConnectionCatalog;
   history: QueryHistory;
-  authenticate(req: IncomingMessage): Principal;
+  authenticate(req: IncomingMessage): Promise<Principal>;
+  limits: CallerLimits;
+  /** False while the user has switched the MCP server off in the console (`-33006`). */
+  enabled(): boolean;
   /** Every running request's controller, so that a stopping server can end them with `-33000`. */
   running: Set<AbortController>;
   onRequestEnd?: (trace: RequestTrace) => void;
+  audit(entry: ActivityEntry): void;
 };
 
 const methodNotFound = (method: string) =>
@@ -59,6 +65,8 @@ export async function handleMcpPost(
   };
   const controller = new AbortController();
   let stream: ProgressStream | undefined;
+  let release = () => {};
+  let dispatched = false;
   const onClose = () => {
     if (!res.writableFinished)
       controller.abort(new ProtocolError(ErrorCode.RequestCancelled, 'The client disconnected'));
@@ -67,6 +75,7 @@ export async function handleMcpPost(
   deps.running.add(controller);
 
   try {
+    if (!deps.enabled()) throw new ProtocolError(ErrorCode.ServerDisabled, 'The MCP server is switched off in Sluice');
     const json = parseJson(await readBody(req));
     trace.id = requestIdOf(json);
     const message = parseMessage(json);
@@ -82,14 +91,16 @@ export async function handleMcpPost(
     trace.clientName = era.clientInfo?.name;
     checkHeaderMirror(req.headers, message, era.protocolVersion);
 
-    const principal = deps.authenticate(req);
+    const principal = await deps.authenticate(req);
     trace.principalId = principal.id;
+    release = await deps.limits.admit(principal.id);
     const spec = deps.methods[message.method];
     if (!spec) throw methodNotFound(message.method);
     requireScopes(principal, spec.scopes);
 
     if (era.progressToken !== undefined) stream = new ProgressStream(res, era.progressToken, headers);
     const ctx = callContext(deps, principal, era, controller.signal, stream);
+    dispatched = true;
     const result = finishModernResult(message.method, message.params, await spec.handle(message.params, ctx));
     controller.signal.throwIfAborted();
     const body = resultResponse(message.id, result);
@@ -100,10 +111,22 @@ export async function handleMcpPost(
     const reply = errorResponse(trace.id, controller.signal.aborted ? controller.signal.reason : error);
     trace.status = reply.status;
     trace.errorCode = 'error' in reply.body ? reply.body.error.code : undefined;
+    // Refusals inside a handler are recorded by the handler; these are the ones before it.
+    if (!dispatched && (trace.errorCode === ErrorCode.Forbidden || trace.errorCode === ErrorCode.RateLimited)) {
+      deps.audit({
+        category: 'access',
+        action: trace.method ?? 'request',
+        outcome: trace.errorCode === ErrorCode.Forbidden ? 'denied' : 'rateLimited',
+        ...(trace.principalId?.startsWith('tok_') ? { tokenId: trace.principalId } : {}),
+        ...(trace.clientName ? { clientName: trace.clientName } : {}),
+        trace: trace.trace,
+      });
+    }
     if (stream) stream.finish(reply.status, reply.body, reply.headers);
     else if (trace.errorCode === ErrorCode.PayloadTooLarge) refuseUpload(res, reply.body, headers);
     else sendJson(res, reply.status, reply.body, { ...headers, ...reply.headers });
   } finally {
+    release();
     deps.running.delete(controller);
     res.off('close', onClose);
     trace.durationMs = performance.now() - started;
@@ -131,5 +154,12 @@ function callContext(
     clientCapabilities: era.clientCapabilities,
     signal,
     progress: stream ? (progress, total, message) => stream.progress(progress, total, message) : () => {},
+    audit: (entry) =>
+      deps.audit({
+        ...entry,
+        ...(principal.kind === 'token' ? { tokenId: principal.id, tokenName: principal.name } : {}),
+        ...(era.clientInfo?.name ? { clientName: era.clientInfo.name } : {}),
+        trace: era.trace,
+      }),
   };
 }

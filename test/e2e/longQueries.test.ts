@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryProcesses } from '../helpers/queryProcesses.js';
-import { callTool, mirroredHeaders, modernMeta, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callTool, mirroredHeaders, modernMeta, readUntil, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 const SLOW_SQL =
   'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 500000000) SELECT count(*) FROM c';
@@ -28,8 +28,7 @@ async function startSlowQuery(signal: AbortSignal) {
   const reader = (response.body as ReadableStream<Uint8Array>)
     .pipeThrough(new TextDecoderStream())
     .getReader();
-  let text = '';
-  while (!text.includes('"progress":0.3')) text += (await reader.read()).value ?? '';
+  await readUntil(reader, '"progress":0.3');
   return reader;
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exited, runSluice, spawnServe, waitForHandshake } from '../helpers/cli.js';
-import { callTool, mcp, mirroredHeaders, modernMeta, sseFrames } from '../helpers/testApp.js';
+import { callTool, mcp, mirroredHeaders, modernMeta, readUntil, sseFrames } from '../helpers/testApp.js';
 
 const dirs: string[] = [];
 const freshDir = () => {
@@ -19,6 +19,10 @@ afterEach(() => {
 describe('sluice serve', () => {
   it('creates the demo on first run, writes the handshake (0600) once listening, and removes it on SIGTERM', async () => {
     const dataDir = freshDir();
+    const created = runSluice(['tokens', 'create', '--name', 'smoke', '--data-dir', dataDir]);
+    expect(created.status).toBe(0);
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^sl_[A-Za-z0-9_-]{43}$/);
     const serve = spawnServe(['--port', '0', '--data-dir', dataDir]);
     const handshake = await waitForHandshake(dataDir);
     expect(handshake).toEqual({
@@ -36,7 +40,9 @@ describe('sluice serve', () => {
     });
 
     const url = `http://127.0.0.1:${handshake.port}/mcp`;
-    const res = await callTool({ url }, 'list_connections', {});
+    const refused = await callTool({ url }, 'list_connections', {});
+    expect([refused.status, refused.json.error.code]).toEqual([401, -33009]);
+    const res = await callTool({ url }, 'list_connections', {}, { headers: { authorization: `Bearer ${token}` } });
     expect(res.json.result.structuredContent.connections[0].id).toBe('demo');
     await expect.poll(serve.stdout).toContain(url);
 
@@ -47,7 +53,7 @@ describe('sluice serve', () => {
 
   it('SIGINT ends an in-flight request with -33000 and stops cleanly', async () => {
     const dataDir = freshDir();
-    const serve = spawnServe(['--port', '0'], { SLUICE_HOME: dataDir });
+    const serve = spawnServe(['--port', '0', '--no-auth'], { SLUICE_HOME: dataDir });
     const { port } = await waitForHandshake(dataDir);
     const params = {
       name: 'execute_query',
@@ -68,8 +74,7 @@ describe('sluice serve', () => {
     });
     // The 0.3 progress frame says the statement is running; then stop the server.
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let text = '';
-    while (!text.includes('"progress":0.3')) text += (await reader.read()).value ?? '';
+    let text = await readUntil(reader, '"progress":0.3');
     serve.child.kill('SIGINT');
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
     const last = sseFrames(text).data.at(-1);
@@ -80,7 +85,7 @@ describe('sluice serve', () => {
 
   it('--log-requests writes one JSON line per request with the trace context unchanged, never the statement', async () => {
     const dataDir = freshDir();
-    const serve = spawnServe(['--port', '0', '--data-dir', dataDir, '--log-requests']);
+    const serve = spawnServe(['--port', '0', '--data-dir', dataDir, '--log-requests', '--no-auth']);
     const { port } = await waitForHandshake(dataDir);
     const trace = {
       traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
@@ -135,7 +140,7 @@ describe('sluice serve', () => {
       blocker.listen(38621, '127.0.0.1', () => resolve(true));
     });
     const dataDir = freshDir();
-    const serve = spawnServe(['--data-dir', dataDir]);
+    const serve = spawnServe(['--data-dir', dataDir, '--no-auth']);
     try {
       const { port } = await waitForHandshake(dataDir);
       expect(port).not.toBe(38621);

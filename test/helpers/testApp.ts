@@ -7,21 +7,19 @@ export const MODERN = '2026-07-28';
 
 export type TestApp = App & { dispose(): Promise<void> };
 
-/** A real Sluice on an ephemeral loopback port, with its own support directory (demo database included). */
+/**
+ * A real Sluice on an ephemeral loopback port, with its own support directory (demo database included).
+ * Authentication is off unless the test turns it on: most suites are about other layers.
+ */
 export async function startTestApp(options: Partial<AppOptions> = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sluice-test-'));
-  const app = await startApp({ port: 0, ...options, dataDir });
-  return {
-    ...app,
-    port: app.port,
-    url: app.url,
-    dataDir: app.dataDir,
-    stop: app.stop,
+  const app = await startApp({ port: 0, auth: false, ...options, dataDir });
+  return Object.assign(Object.create(app) as App, {
     async dispose() {
       await app.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
-  };
+  });
 }
 
 export type McpCallOptions = {
@@ -109,4 +107,15 @@ export function sseFrames(text: string): { data: any[]; named: number } {
     ),
     named: frames.filter((f) => f.split('\n').some((l) => l.startsWith('event:'))).length,
   };
+}
+
+/** Reads a streamed response until `marker` appears; fails if the stream ends first. */
+export async function readUntil(reader: ReadableStreamDefaultReader<string>, marker: string): Promise<string> {
+  let text = '';
+  while (!text.includes(marker)) {
+    const chunk = await reader.read();
+    if (chunk.done) throw new Error(`the stream ended before ${marker}: ${text}`);
+    text += chunk.value;
+  }
+  return text;
 }

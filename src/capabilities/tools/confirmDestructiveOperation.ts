@@ -1,3 +1,4 @@
+import { requireWritable } from '../../auth/access.js';
 import { classifyStatement } from '../../db/classify.js';
 import { ToolError } from '../../protocol/errors.js';
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
@@ -30,7 +31,8 @@ export const confirmDestructiveOperation: Tool<Args> = {
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   scopes: ['tools:write', 'admin'],
   async run(args, ctx) {
-    useConnection(ctx, args.connection_id);
+    const { connection } = useConnection(ctx, args.connection_id);
+    requireWritable(connection);
     const { kind } = classifyStatement(args.sql);
     if (kind !== 'destructive') {
       throw new ToolError(

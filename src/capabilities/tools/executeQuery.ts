@@ -1,4 +1,5 @@
-import { requireScopes } from '../../auth/access.js';
+import type { SavedConnection } from '../../app/config.js';
+import { requireScopes, requireWritable } from '../../auth/access.js';
 import { classifyStatement } from '../../db/classify.js';
 import { SqliteFailure } from '../../db/sqlite/processPool.js';
 import { ToolError } from '../../protocol/errors.js';
@@ -18,8 +19,9 @@ type Args = {
 export const MAX_SQL_BYTES = 100 * 1024;
 
 /** Writes need `tools:write` and the user's consent; until consent is built they are `unsupported`. */
-function refuseWrite(ctx: CallContext, kind: string): never {
+function refuseWrite(ctx: CallContext, connection: SavedConnection, kind: string): never {
   requireScopes(ctx.principal, ['tools:read', 'tools:write']);
+  requireWritable(connection);
   if (kind === 'destructive') {
     throw new ToolError(
       'unsupported',
@@ -72,7 +74,7 @@ export const executeQuery: Tool<Args> = {
     }
     const { connection, db } = useConnection(ctx, args.connection_id);
     const { kind } = classifyStatement(args.sql);
-    if (kind !== 'read') refuseWrite(ctx, kind);
+    if (kind !== 'read') refuseWrite(ctx, connection, kind);
 
     ctx.progress(0.3, 1, `Running on ${connection.name}`);
     const started = performance.now();
@@ -97,7 +99,7 @@ export const executeQuery: Tool<Args> = {
       return toResultSet(result, kind, performance.now() - started);
     } catch (error) {
       record('error', 0);
-      if (error instanceof SqliteFailure && error.code === 'not_read_only') refuseWrite(ctx, 'write');
+      if (error instanceof SqliteFailure && error.code === 'not_read_only') refuseWrite(ctx, connection, 'write');
       throw fromDriverError(error);
     }
   },

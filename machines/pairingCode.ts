@@ -1,0 +1,43 @@
+import { assign, setup } from 'xstate';
+import { verifierMatches } from '../src/pairing/pkce.js';
+
+export const CODE_LIFETIME_MS = 5 * 60_000;
+/** How long an expired code is remembered, so that a late exchange hears 410 rather than 404. */
+export const TOMBSTONE_MS = 10 * 60_000;
+
+export type PairingCodeInput = { code: string; challenge: string; tokenId: string; plaintext: string };
+
+/**
+ * A one-time code holding a freshly minted token for the client that owns the PKCE verifier. The right
+ * verifier spends it; a wrong one burns it; five minutes expire it. The plaintext is forgotten the
+ * moment the code leaves `pending`.
+ */
+export const pairingCodeMachine = setup({
+  types: {
+    input: {} as PairingCodeInput,
+    context: {} as Omit<PairingCodeInput, 'plaintext'> & { plaintext: string | null },
+    events: {} as { type: 'exchange'; verifier: string },
+  },
+  guards: {
+    verifierMatches: ({ context, event }) => verifierMatches(event.verifier, context.challenge),
+  },
+  actions: { forgetToken: assign({ plaintext: null }) },
+  delays: { codeLifetime: CODE_LIFETIME_MS, tombstone: TOMBSTONE_MS },
+}).createMachine({
+  id: 'pairingCode',
+  context: ({ input }) => input,
+  initial: 'pending',
+  states: {
+    pending: {
+      exit: 'forgetToken',
+      after: { codeLifetime: 'expired' },
+      on: {
+        exchange: [{ guard: 'verifierMatches', target: 'spent' }, { target: 'burned' }],
+      },
+    },
+    spent: { type: 'final' },
+    burned: { type: 'final' },
+    expired: { after: { tombstone: 'gone' } },
+    gone: { type: 'final' },
+  },
+});

@@ -1,0 +1,60 @@
+import { assign, setup } from 'xstate';
+
+export const APPROVAL_WINDOW_MS = 5 * 60_000;
+
+/** What the user chose on the approval sheet. */
+export type ApprovalChoice = {
+  level: 'readOnly' | 'readWrite' | 'fullAccess';
+  connections: 'all' | string[];
+  expiresInDays: number | null;
+};
+
+/** The deep link's request, as validated; nothing secret (the challenge is public by design). */
+export type PairingRequestInput = {
+  id: string;
+  clientName: string;
+  challenge: string;
+  /** Where the code (or the refusal) is delivered. */
+  redirect: string;
+  state?: string;
+  responseMode?: 'query' | 'context';
+  requestedLevel: ApprovalChoice['level'];
+  createdAt: number;
+};
+
+export type PairingRequestOutcome = 'approved' | 'denied' | 'expired';
+
+/**
+ * One approval sheet: awaiting the user's answer for five minutes, then approved (a code is pending),
+ * denied, or expired (Approve dimmed). Minting and delivery are the caller's, once this machine has
+ * moved: the machine alone decides whether an answer still counts.
+ */
+export const pairingRequestMachine = setup({
+  types: {
+    input: {} as PairingRequestInput,
+    context: {} as PairingRequestInput & { choice?: ApprovalChoice },
+    events: {} as ({ type: 'approve' } & ApprovalChoice) | { type: 'deny' },
+  },
+  delays: { approvalWindow: APPROVAL_WINDOW_MS },
+}).createMachine({
+  id: 'pairingRequest',
+  context: ({ input }) => input,
+  initial: 'awaitingApproval',
+  states: {
+    awaitingApproval: {
+      after: { approvalWindow: 'expired' },
+      on: {
+        approve: {
+          target: 'codePending',
+          actions: assign({
+            choice: ({ event }) => ({ level: event.level, connections: event.connections, expiresInDays: event.expiresInDays }),
+          }),
+        },
+        deny: 'denied',
+      },
+    },
+    codePending: { type: 'final', output: { outcome: 'approved' satisfies PairingRequestOutcome } },
+    denied: { type: 'final', output: { outcome: 'denied' satisfies PairingRequestOutcome } },
+    expired: { type: 'final', output: { outcome: 'expired' satisfies PairingRequestOutcome } },
+  },
+});

@@ -1,0 +1,84 @@
+import type { ActivityEntry } from '../activity/activityLog.js';
+import { type PermissionLevel, permissionLevels } from '../auth/levels.js';
+import { expiryChoices, type TokenStore, withoutSecrets } from '../auth/tokenStore.js';
+import type { PairingService } from '../pairing/pairingService.js';
+import { SERVER_VERSION } from '../protocol/serverInfo.js';
+import type { AppClock } from './clock.js';
+import type { ControlHandlers } from './controlServer.js';
+
+export type ControlDeps = {
+  tokens: TokenStore;
+  pairing: PairingService;
+  clock: AppClock;
+  audit(entry: ActivityEntry): void;
+  setEnabled(on: boolean): void;
+  isEnabled(): boolean;
+};
+
+function level(value: unknown): PermissionLevel | undefined {
+  if (value === undefined) return undefined;
+  if (!permissionLevels.includes(value as PermissionLevel)) throw new Error(`level must be one of ${permissionLevels.join(', ')}`);
+  return value as PermissionLevel;
+}
+
+function connections(value: unknown): 'all' | string[] | undefined {
+  if (value === undefined || value === 'all') return value;
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) return value;
+  throw new Error('connections must be "all" or a list of connection ids');
+}
+
+function expiry(value: unknown): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (!expiryChoices.includes(value as never)) throw new Error('expiresInDays must be null (never), 1, 7, 30 or 90');
+  return value as number | null;
+}
+
+function text(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw new Error(`${field} must be a non-empty string`);
+  return value;
+}
+
+/** The commands the running application answers on its control socket (see `sluice --help`). */
+export function controlHandlers(deps: ControlDeps): ControlHandlers {
+  const { tokens, pairing, clock, audit } = deps;
+  return {
+    ping: () => ({ pid: process.pid, version: SERVER_VERSION }),
+    'tokens.create': (p) => {
+      const { record, plaintext } = tokens.mint({
+        name: text(p.name, 'name'),
+        level: level(p.level) ?? 'readOnly',
+        connections: connections(p.connections) ?? 'all',
+        expiresInDays: expiry(p.expiresInDays) ?? null,
+        now: clock.now(),
+      });
+      audit({ category: 'admin', action: 'token.created', outcome: 'success', tokenId: record.id, tokenName: record.name });
+      return { plaintext, id: record.id };
+    },
+    'tokens.list': () => tokens.list().map(withoutSecrets),
+    'tokens.revoke': (p) => {
+      const record = tokens.revoke(text(p.id, 'id'), clock.now());
+      if (record) audit({ category: 'admin', action: 'token.revoked', outcome: 'success', tokenId: record.id, tokenName: record.name });
+      return record ? withoutSecrets(record) : null;
+    },
+    'pairing.openUrl': (p) => pairing.openLink(text(p.url, 'url')),
+    'approvals.list': () => pairing.approvals(),
+    'approvals.approve': (p) => {
+      const chosenLevel = level(p.level);
+      const chosenConnections = connections(p.connections);
+      const chosenExpiry = expiry(p.expiresInDays);
+      return pairing.approve(text(p.id, 'id'), {
+        ...(chosenLevel ? { level: chosenLevel } : {}),
+        ...(chosenConnections ? { connections: chosenConnections } : {}),
+        ...(chosenExpiry !== undefined ? { expiresInDays: chosenExpiry } : {}),
+      });
+    },
+    'approvals.deny': (p) => pairing.deny(text(p.id, 'id')),
+    'server.status': () => ({ enabled: deps.isEnabled() }),
+    'server.setEnabled': (p) => {
+      if (typeof p.enabled !== 'boolean') throw new Error('enabled must be true or false');
+      deps.setEnabled(p.enabled);
+      audit({ category: 'admin', action: p.enabled ? 'server.enabled' : 'server.disabled', outcome: 'success' });
+      return { enabled: p.enabled };
+    },
+  };
+}

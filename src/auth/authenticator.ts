@@ -1,0 +1,85 @@
+import type { IncomingMessage } from 'node:http';
+import type { ActivityEntry } from '../activity/activityLog.js';
+import type { AppClock } from '../app/clock.js';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { SERVER_NAME } from '../protocol/serverInfo.js';
+import { rateLimited } from './callerLimits.js';
+import type { FailureLockout } from './failureLockout.js';
+import { scopesForLevel } from './levels.js';
+import { anonymousPrincipal, type Principal } from './principal.js';
+import type { TokenRecord, TokenStore } from './tokenStore.js';
+
+export const AUTH_LOCKOUT = { failures: 5, windowSeconds: 60, lockoutSeconds: 300 } as const;
+
+const challenge = (extra = '') => ({ 'www-authenticate': `Bearer realm="${SERVER_NAME}"${extra}` });
+
+export function principalOf(record: TokenRecord): Principal {
+  return {
+    kind: 'token',
+    id: record.id,
+    name: record.name,
+    scopes: new Set(scopesForLevel(record.level)),
+    connections: record.connections === 'all' ? 'all' : new Set(record.connections),
+  };
+}
+
+export type AuthenticatorDeps = {
+  /** Absent when authentication is off (`--no-auth`): every caller is the anonymous loopback principal. */
+  tokens: TokenStore | undefined;
+  lockout: FailureLockout;
+  clock: AppClock;
+  audit(entry: ActivityEntry): void;
+};
+
+/**
+ * Bearer authentication with the contract's refusals: no token `-33009` with the bare challenge (not
+ * counted as a failure); unknown or revoked `-33009` `invalid_token`; expired `-33008`; an address with
+ * too many failures `-33010` until its lockout ends. A success clears the address's count.
+ */
+export class Authenticator {
+  readonly #deps: AuthenticatorDeps;
+
+  constructor(deps: AuthenticatorDeps) {
+    this.#deps = deps;
+  }
+
+  async authenticate(req: IncomingMessage): Promise<Principal> {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const { tokens, lockout, clock } = this.#deps;
+    if (!tokens) return anonymousPrincipal(address);
+
+    const retryAfter = await lockout.retryAfter(address);
+    if (retryAfter > 0) {
+      this.#deps.audit({ category: 'auth', action: 'bearer', outcome: 'rateLimited', detail: { address } });
+      throw rateLimited(retryAfter, 'Too many failed authentications from this address; try again later');
+    }
+    const header = req.headers.authorization;
+    if (header === undefined) {
+      throw new ProtocolError(ErrorCode.Unauthenticated, 'Unauthenticated: send Authorization: Bearer <token>', undefined, challenge());
+    }
+    const token = /^Bearer +(\S+)$/i.exec(header)?.[1] ?? '';
+    const verdict = tokens.verify(token, clock.now());
+    if (verdict.ok) {
+      await lockout.clear(address);
+      tokens.touch(verdict.record.id, clock.now());
+      return principalOf(verdict.record);
+    }
+    await lockout.fail(address);
+    this.#deps.audit({
+      category: 'auth',
+      action: 'bearer',
+      outcome: 'denied',
+      ...(verdict.record ? { tokenId: verdict.record.id, tokenName: verdict.record.name } : {}),
+      detail: { reason: verdict.reason, address },
+    });
+    if (verdict.reason === 'expired') {
+      throw new ProtocolError(
+        ErrorCode.TokenExpired,
+        'Token expired',
+        undefined,
+        challenge(', error="invalid_token", error_description="token expired"'),
+      );
+    }
+    throw new ProtocolError(ErrorCode.Unauthenticated, 'Unauthenticated: unknown or revoked token', undefined, challenge(', error="invalid_token"'));
+  }
+}

@@ -1,0 +1,37 @@
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+
+export type LockoutPolicy = { failures: number; windowSeconds: number; lockoutSeconds: number };
+
+/**
+ * Counts failures per key (an address); the `failures`-th failure within the window locks the key out
+ * for `lockoutSeconds`. A success clears the count.
+ */
+export class FailureLockout {
+  readonly #limiter: RateLimiterMemory;
+  readonly #allowed: number;
+
+  constructor(policy: LockoutPolicy) {
+    // The limiter blocks once its points are exceeded, so the last allowed failure is the one before.
+    this.#allowed = policy.failures - 1;
+    this.#limiter = new RateLimiterMemory({
+      points: this.#allowed,
+      duration: policy.windowSeconds,
+      blockDuration: policy.lockoutSeconds,
+    });
+  }
+
+  /** Seconds until `key` may try again, or 0 when it is not locked out. */
+  async retryAfter(key: string): Promise<number> {
+    const state = await this.#limiter.get(key);
+    if (!state || state.consumedPoints <= this.#allowed) return 0;
+    return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+  }
+
+  async fail(key: string): Promise<void> {
+    await this.#limiter.consume(key).catch(() => undefined);
+  }
+
+  async clear(key: string): Promise<void> {
+    await this.#limiter.delete(key);
+  }
+}

@@ -1,0 +1,244 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../app/atomicFile.js';
+import { isPlainObject } from '../protocol/jsonrpc.js';
+import { permissionLevels, type PermissionLevel } from './levels.js';
+
+export const TOKENS_FILE = 'tokens.json';
+
+export type TokenRecord = {
+  /** `tok_` + 12 hex digits. */
+  id: string;
+  name: string;
+  /** First 8 characters after `sl_`: shown to the user and used to find the record. */
+  prefix: string;
+  /** 16 random bytes, hex. */
+  salt: string;
+  /** Hex SHA-256 of the salt bytes followed by the plaintext (UTF-8). */
+  hash: string;
+  level: PermissionLevel;
+  connections: 'all' | string[];
+  createdAt: string;
+  /** Absent: never expires. */
+  expiresAt?: string;
+  lastUsedAt?: string;
+  revokedAt?: string;
+};
+
+/** What may leave the store: a record without its salt and hash. */
+export type PublicTokenRecord = Omit<TokenRecord, 'salt' | 'hash'>;
+
+export function withoutSecrets(record: TokenRecord): PublicTokenRecord {
+  return Object.fromEntries(
+    Object.entries(record).filter(([field]) => field !== 'salt' && field !== 'hash'),
+  ) as PublicTokenRecord;
+}
+
+/** Days a token may live; `null` is never. */
+export const expiryChoices = [null, 1, 7, 30, 90] as const;
+
+/** `never` → null, `1`/`7`/`30`/`90` → days, anything else → undefined. */
+export function parseExpiry(text: string): number | null | undefined {
+  if (text === 'never') return null;
+  return expiryChoices.find((days) => days !== null && String(days) === text);
+}
+
+export type MintOptions = {
+  name: string;
+  level: PermissionLevel;
+  connections: 'all' | string[];
+  expiresInDays: number | null;
+  now: number;
+};
+
+export type Verification =
+  | { ok: true; record: TokenRecord }
+  | { ok: false; reason: 'unknown' | 'revoked' | 'expired'; record?: TokenRecord };
+
+const PLAINTEXT_SHAPE = /^sl_[A-Za-z0-9_-]{43}$/;
+const prefixOf = (plaintext: string) => plaintext.slice(3, 11);
+const iso = (time: number) => new Date(time).toISOString();
+const DAY_MS = 86_400_000;
+
+function hashToken(salt: string, plaintext: string): Buffer {
+  return createHash('sha256').update(Buffer.from(salt, 'hex')).update(plaintext, 'utf8').digest();
+}
+
+function copy(record: TokenRecord): TokenRecord {
+  return { ...record, connections: record.connections === 'all' ? 'all' : [...record.connections] };
+}
+
+const matches = (pattern: RegExp) => (value: unknown) => typeof value === 'string' && pattern.test(value);
+const isTime = (value: unknown) => typeof value === 'string' && !Number.isNaN(Date.parse(value));
+const optionalTime = (value: unknown) => value === undefined || isTime(value);
+
+const fieldRules: Record<keyof TokenRecord, [test: (value: unknown) => boolean, rule: string]> = {
+  id: [matches(/^tok_[0-9a-f]{12}$/), 'must be "tok_" and 12 hex digits'],
+  name: [(value) => typeof value === 'string', 'must be a string'],
+  prefix: [matches(/^[A-Za-z0-9_-]{8}$/), 'must be 8 base64url characters'],
+  salt: [matches(/^[0-9a-f]{32}$/), 'must be 32 hex digits'],
+  hash: [matches(/^[0-9a-f]{64}$/), 'must be 64 hex digits'],
+  level: [(value) => permissionLevels.includes(value as never), `must be one of ${permissionLevels.join(', ')}`],
+  connections: [
+    (value) => value === 'all' || (Array.isArray(value) && value.every((id) => typeof id === 'string')),
+    'must be "all" or an array of connection ids',
+  ],
+  createdAt: [isTime, 'must be an ISO time'],
+  expiresAt: [optionalTime, 'must be an ISO time when present'],
+  lastUsedAt: [optionalTime, 'must be an ISO time when present'],
+  revokedAt: [optionalTime, 'must be an ISO time when present'],
+};
+
+function parseRecord(value: unknown, where: string): TokenRecord {
+  if (!isPlainObject(value)) throw new Error(`${where} must be an object`);
+  const record: Record<string, unknown> = {};
+  for (const [field, [test, rule]] of Object.entries(fieldRules)) {
+    if (!test(value[field])) throw new Error(`${where}.${field} ${rule}`);
+    if (value[field] !== undefined) record[field] = value[field];
+  }
+  return record as TokenRecord;
+}
+
+/** Reads the token file; absent is empty, anything unreadable throws rather than dropping tokens. */
+function readTokenFile(path: string): TokenRecord[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (!isPlainObject(raw) || raw.version !== 1 || !Array.isArray(raw.tokens)) {
+    throw new Error(`${path} must be an object with "version": 1 and a "tokens" array`);
+  }
+  const records = raw.tokens.map((value, index) => parseRecord(value, `${path}: tokens[${index}]`));
+  if (new Set(records.map((r) => r.id)).size !== records.length) {
+    throw new Error(`${path}: token ids must be unique`);
+  }
+  return records;
+}
+
+/** Hashed bearer tokens in a JSON file; the plaintext exists only in `mint`'s result. */
+export class TokenStore {
+  private readonly byId = new Map<string, TokenRecord>();
+  /** Prefix → records with that prefix (almost always one): verification hashes only these. */
+  private readonly byPrefix = new Map<string, TokenRecord[]>();
+  private dirty = false;
+
+  private constructor(private readonly path: string) {}
+
+  static open(path: string): TokenStore {
+    const store = new TokenStore(path);
+    store.replaceAll(readTokenFile(path));
+    return store;
+  }
+
+  mint(options: MintOptions): { record: TokenRecord; plaintext: string } {
+    if (!expiryChoices.includes(options.expiresInDays as never)) {
+      const days = expiryChoices.filter((d) => d !== null).join(', ');
+      throw new RangeError(`expiresInDays must be null (never) or one of ${days}`);
+    }
+    const plaintext = `sl_${randomBytes(32).toString('base64url')}`;
+    let id: string;
+    do id = `tok_${randomBytes(6).toString('hex')}`;
+    while (this.byId.has(id));
+    const salt = randomBytes(16).toString('hex');
+    const record: TokenRecord = {
+      id,
+      name: options.name,
+      prefix: prefixOf(plaintext),
+      salt,
+      hash: hashToken(salt, plaintext).toString('hex'),
+      level: options.level,
+      connections: options.connections === 'all' ? 'all' : [...options.connections],
+      createdAt: iso(options.now),
+      ...(options.expiresInDays !== null
+        ? { expiresAt: iso(options.now + options.expiresInDays * DAY_MS) }
+        : {}),
+    };
+    this.write([...this.byId.values(), record]);
+    this.index(record);
+    return { record: copy(record), plaintext };
+  }
+
+  verify(plaintext: string, now: number): Verification {
+    if (!PLAINTEXT_SHAPE.test(plaintext)) return { ok: false, reason: 'unknown' };
+    for (const record of this.byPrefix.get(prefixOf(plaintext)) ?? []) {
+      if (!timingSafeEqual(hashToken(record.salt, plaintext), Buffer.from(record.hash, 'hex'))) continue;
+      if (record.revokedAt !== undefined) return { ok: false, reason: 'revoked', record: copy(record) };
+      if (record.expiresAt !== undefined && now >= Date.parse(record.expiresAt)) {
+        return { ok: false, reason: 'expired', record: copy(record) };
+      }
+      return { ok: true, record: copy(record) };
+    }
+    return { ok: false, reason: 'unknown' };
+  }
+
+  list(): TokenRecord[] {
+    return [...this.byId.values()].map(copy);
+  }
+
+  get(id: string): TokenRecord | undefined {
+    const record = this.byId.get(id);
+    return record && copy(record);
+  }
+
+  /** Marks the token revoked and persists; a second revocation keeps the first time. */
+  revoke(id: string, now: number): TokenRecord | undefined {
+    const record = this.byId.get(id);
+    if (!record) return undefined;
+    if (record.revokedAt === undefined) {
+      record.revokedAt = iso(now);
+      this.write([...this.byId.values()]);
+    }
+    return copy(record);
+  }
+
+  /** Records use in memory only; `flush` persists it. */
+  touch(id: string, now: number): void {
+    const record = this.byId.get(id);
+    if (!record) return;
+    record.lastUsedAt = iso(now);
+    this.dirty = true;
+  }
+
+  flush(): void {
+    if (this.dirty) this.write([...this.byId.values()]);
+  }
+
+  /** Re-reads the file after another process changed it, keeping use times not yet flushed. */
+  reload(): void {
+    const records = readTokenFile(this.path);
+    for (const record of records) {
+      const unflushed = this.byId.get(record.id)?.lastUsedAt;
+      if (unflushed !== undefined && (record.lastUsedAt === undefined || unflushed > record.lastUsedAt)) {
+        record.lastUsedAt = unflushed;
+      }
+    }
+    this.replaceAll(records);
+  }
+
+  private write(records: TokenRecord[]): void {
+    writeFileAtomic(this.path, `${JSON.stringify({ version: 1, tokens: records }, null, 2)}\n`);
+    this.dirty = false;
+  }
+
+  private replaceAll(records: TokenRecord[]): void {
+    this.byId.clear();
+    this.byPrefix.clear();
+    for (const record of records) this.index(record);
+  }
+
+  private index(record: TokenRecord): void {
+    this.byId.set(record.id, record);
+    const samePrefix = this.byPrefix.get(record.prefix);
+    if (samePrefix) samePrefix.push(record);
+    else this.byPrefix.set(record.prefix, [record]);
+  }
+}

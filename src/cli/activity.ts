@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  ACTIVITY_CATEGORIES,
+  ACTIVITY_FILE,
+  ActivityLog,
+  type ActivityCategory,
+  type ActivityRow,
+} from '../activity/activityLog.js';
+import { resolveSupportDir } from '../app/supportDir.js';
+import { UsageError } from './usageError.js';
+
+const COLUMNS: [string, (row: ActivityRow) => string | null][] = [
+  ['TIME', (r) => r.time],
+  ['CATEGORY', (r) => r.category],
+  ['ACTION', (r) => r.action],
+  ['OUTCOME', (r) => r.outcome],
+  ['TOKEN', (r) => r.token_name],
+  ['CLIENT', (r) => r.client_name],
+  ['CONNECTION', (r) => r.connection_id],
+  ['ERROR', (r) => r.error],
+];
+
+function parseLimit(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--limit must be a positive number, not "${text}"`);
+  return Number(text);
+}
+
+function parseCategory(text: string | undefined): ActivityCategory | undefined {
+  if (text === undefined) return undefined;
+  const category = ACTIVITY_CATEGORIES.find((c) => c === text);
+  if (!category) throw new UsageError(`--category must be one of ${ACTIVITY_CATEGORIES.join(', ')}, not "${text}"`);
+  return category;
+}
+
+function table(rows: ActivityRow[]): string {
+  const cells = rows.map((row) => COLUMNS.map(([, cell]) => (cell(row) ?? '-').replace(/\s+/g, ' ')));
+  const lines = [COLUMNS.map(([title]) => title), ...cells];
+  const widths = COLUMNS.map((_, i) => Math.max(...lines.map((line) => line[i]?.length ?? 0)));
+  return lines.map((line) => line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+}
+
+/** `sluice activity`: prints the activity log newest first, or checks its hash chain. */
+export async function activity(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      json: { type: 'boolean' },
+      limit: { type: 'string' },
+      category: { type: 'string' },
+      verify: { type: 'boolean' },
+      'data-dir': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const limit = parseLimit(values.limit);
+  const category = parseCategory(values.category);
+  const path = join(resolveSupportDir(values['data-dir']), ACTIVITY_FILE);
+  if (!existsSync(path)) {
+    // A listing asked for as JSON stays parseable.
+    process.stdout.write(values.json && !values.verify ? '[]\n' : 'no activity yet\n');
+    return;
+  }
+
+  const log = ActivityLog.open(path);
+  try {
+    if (values.verify) {
+      const result = log.verify();
+      process.stdout.write(result.ok ? `chain ok (${result.rows} rows)\n` : `chain broken at row ${result.brokenAt}\n`);
+      if (!result.ok) process.exitCode = 1;
+      return;
+    }
+    const rows = log.list({ limit, category });
+    if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (rows.length) process.stdout.write(`${table(rows)}\n`);
+    else process.stdout.write(category ? 'no matching activity\n' : 'no activity yet\n');
+  } finally {
+    log.close();
+  }
+}

@@ -1,0 +1,144 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { resolveSupportDir } from '../app/supportDir.js';
+import { permissionLevels, type PermissionLevel } from '../auth/levels.js';
+import {
+  parseExpiry,
+  TOKENS_FILE,
+  TokenStore,
+  withoutSecrets,
+  type MintOptions,
+  type PublicTokenRecord,
+  type TokenRecord,
+} from '../auth/tokenStore.js';
+import { UsageError } from './usageError.js';
+
+/** Calls the running application, which owns the token file while it runs. */
+export type Remote = (method: string, params: Record<string, unknown>) => Promise<unknown>;
+
+const USAGE =
+  'usage: sluice tokens create --name NAME [--level readOnly|readWrite|fullAccess] ' +
+  '[--connections all|ID,ID] [--expires never|1|7|30|90] | tokens list [--json] | tokens revoke ID';
+
+const openStore = (dataDir: string | undefined) =>
+  TokenStore.open(join(resolveSupportDir(dataDir), TOKENS_FILE));
+
+function parseLevel(text: string): PermissionLevel {
+  if (permissionLevels.includes(text as never)) return text as PermissionLevel;
+  throw new UsageError(`--level must be one of ${permissionLevels.join(', ')}, not "${text}"`);
+}
+
+function parseConnections(text: string): 'all' | string[] {
+  if (text === 'all') return 'all';
+  const ids = text.split(',');
+  if (ids.some((id) => id.length === 0)) {
+    throw new UsageError(`--connections must be "all" or connection ids separated by commas, not "${text}"`);
+  }
+  return ids;
+}
+
+function mintInFile(dataDir: string | undefined, request: Omit<MintOptions, 'now'>): string {
+  const dir = resolveSupportDir(dataDir);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return TokenStore.open(join(dir, TOKENS_FILE)).mint({ ...request, now: Date.now() }).plaintext;
+}
+
+async function create(argv: string[], remote: Remote | undefined): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      name: { type: 'string' },
+      level: { type: 'string', default: 'readOnly' },
+      connections: { type: 'string', default: 'all' },
+      expires: { type: 'string', default: 'never' },
+      'data-dir': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (!values.name) throw new UsageError('tokens create needs --name NAME');
+  const expiresInDays = parseExpiry(values.expires);
+  if (expiresInDays === undefined) {
+    throw new UsageError(`--expires must be never, 1, 7, 30 or 90, not "${values.expires}"`);
+  }
+  const request = {
+    name: values.name,
+    level: parseLevel(values.level),
+    connections: parseConnections(values.connections),
+    expiresInDays,
+  };
+
+  const plaintext = remote
+    ? ((await remote('tokens.create', request)) as { plaintext?: unknown } | null)?.plaintext
+    : mintInFile(values['data-dir'], request);
+  if (typeof plaintext !== 'string') throw new Error('the running application returned no token');
+  process.stdout.write(`${plaintext}\n`);
+}
+
+const shortTime = (time: string) => `${time.slice(0, 10)} ${time.slice(11, 16)}Z`;
+
+function table(records: PublicTokenRecord[]): string {
+  const rows = [
+    ['ID', 'NAME', 'PREFIX', 'LEVEL', 'CONNECTIONS', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'],
+    ...records.map((r) => [
+      r.id,
+      r.name,
+      r.prefix,
+      r.level,
+      r.connections === 'all' ? 'all' : r.connections.join(','),
+      shortTime(r.createdAt),
+      r.lastUsedAt ? shortTime(r.lastUsedAt) : '-',
+      r.expiresAt ? shortTime(r.expiresAt) : 'never',
+      r.revokedAt ? shortTime(r.revokedAt) : '-',
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd())
+    .join('\n');
+}
+
+async function list(argv: string[], remote: Remote | undefined): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean' }, 'data-dir': { type: 'string' } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const records = remote ? await remote('tokens.list', {}) : openStore(values['data-dir']).list();
+  if (!Array.isArray(records)) throw new Error('the running application returned no token list');
+  // Filtered here too, so that no salt or hash is printed whatever the application sends.
+  const shown = (records as TokenRecord[]).map(withoutSecrets);
+  process.stdout.write(`${values.json ? JSON.stringify(shown, null, 2) : table(shown)}\n`);
+}
+
+async function revoke(argv: string[], remote: Remote | undefined): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' } },
+    strict: true,
+    allowPositionals: true,
+  });
+  const [id, ...extra] = positionals;
+  if (id === undefined || extra.length > 0) throw new UsageError('tokens revoke needs exactly one token ID');
+  const revoked = remote
+    ? await remote('tokens.revoke', { id })
+    : openStore(values['data-dir']).revoke(id, Date.now());
+  if (revoked === null || revoked === undefined) throw new Error(`no token with id "${id}"`);
+  process.stdout.write(`revoked ${id}\n`);
+}
+
+const subcommands = new Map([
+  ['create', create],
+  ['list', list],
+  ['revoke', revoke],
+]);
+
+/** `sluice tokens create|list|revoke`: through the running application when `remote` is given, else on the file. */
+export async function tokens(argv: string[], deps: { remote?: Remote } = {}): Promise<void> {
+  const [name, ...rest] = argv;
+  const subcommand = name === undefined ? undefined : subcommands.get(name);
+  if (!subcommand) throw new UsageError(name === undefined ? USAGE : `unknown tokens command "${name}" (${USAGE})`);
+  await subcommand(rest, deps.remote);
+}

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor, AnyActorRef } from 'xstate';
+import { type ApprovalChoice, APPROVAL_WINDOW_MS, type PairingRequestInput } from '../../machines/pairingRequest.js';
+import { pairingCodeId, pairingRequestId, type supervisorMachine } from '../../machines/supervisor.js';
+import type { ActivityEntry } from '../activity/activityLog.js';
+import type { SavedConnection } from '../app/config.js';
+import type { AppClock } from '../app/clock.js';
+import { type PermissionLevel, permissionLevels } from '../auth/levels.js';
+import { expiryChoices, type TokenStore } from '../auth/tokenStore.js';
+import { approvalCallback, denialCallback } from './callback.js';
+import { type PairingLink, parsePairingLink } from './deepLink.js';
+
+/** The sheet's starting expiry when the user does not change it. */
+export const DEFAULT_EXPIRY_DAYS = 30;
+
+export type ApprovalSheet = {
+  id: string;
+  kind: 'pairing';
+  clientName: string;
+  /** Where the code will be delivered. */
+  redirect: string;
+  requestedLevel: PermissionLevel;
+  levels: readonly PermissionLevel[];
+  connections: { id: string; name: string }[];
+  expiryChoices: (number | null)[];
+  defaultExpiryDays: number;
+  secondsLeft: number;
+};
+
+export type ExchangeOutcome =
+  | { status: 200; token: string }
+  | { status: 403 | 404 | 410; error: string; description: string };
+
+export type PairingServiceDeps = {
+  supervisor: Actor<typeof supervisorMachine>;
+  tokens: TokenStore;
+  clock: AppClock;
+  connections(): SavedConnection[];
+  deliver(url: URL): Promise<void>;
+  audit(entry: ActivityEntry): void;
+  /** A pairing deep link switches the MCP server back on. */
+  onPairingRequested(): void;
+};
+
+export type Refusal = { ok: false; reason: string };
+
+const linkOf = (input: PairingRequestInput): PairingLink => ({
+  clientName: input.clientName,
+  challenge: input.challenge,
+  redirect: new URL(input.redirect),
+  requestedLevel: input.requestedLevel,
+  ...(input.state !== undefined ? { state: input.state } : {}),
+  ...(input.responseMode ? { responseMode: input.responseMode } : {}),
+});
+
+/** Pairing as the user and the client see it, over the supervisor's pairing-request and code actors. */
+export class PairingService {
+  readonly #deps: PairingServiceDeps;
+
+  constructor(deps: PairingServiceDeps) {
+    this.#deps = deps;
+  }
+
+  #child(id: string): AnyActorRef | undefined {
+    return (this.#deps.supervisor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[id];
+  }
+
+  #pending(id: string): AnyActorRef | undefined {
+    const actor = this.#child(pairingRequestId(id));
+    return actor?.getSnapshot().value === 'awaitingApproval' ? actor : undefined;
+  }
+
+  #deliver(url: URL, clientName: string): void {
+    this.#deps.deliver(url).catch((error: Error) =>
+      this.#deps.audit({ category: 'auth', action: 'pairing.callback', outcome: 'error', clientName, error: error.message }),
+    );
+  }
+
+  /** A `sluice://integrations/pair?…` link: an approval sheet, or the refusal the user sees. */
+  openLink(url: string): { ok: true; sheet: ApprovalSheet } | Refusal {
+    const parsed = parsePairingLink(url);
+    if (!parsed.ok) {
+      this.#deps.audit({ category: 'auth', action: 'pairing.refused', outcome: 'denied', detail: { reason: parsed.code } });
+      return { ok: false, reason: parsed.reason };
+    }
+    const { link } = parsed;
+    const id = randomUUID().slice(0, 8);
+    this.#deps.supervisor.send({
+      type: 'pairing.open',
+      input: {
+        id,
+        clientName: link.clientName,
+        challenge: link.challenge,
+        redirect: link.redirect.href,
+        ...(link.state !== undefined ? { state: link.state } : {}),
+        ...(link.responseMode ? { responseMode: link.responseMode } : {}),
+        requestedLevel: link.requestedLevel,
+        createdAt: this.#deps.clock.now(),
+      },
+    });
+    this.#deps.onPairingRequested();
+    this.#deps.audit({ category: 'auth', action: 'pairing.requested', outcome: 'success', clientName: link.clientName });
+    return { ok: true, sheet: this.#sheet(this.#pending(id) as AnyActorRef) };
+  }
+
+  #sheet(actor: AnyActorRef): ApprovalSheet {
+    const input = actor.getSnapshot().context as PairingRequestInput;
+    const left = input.createdAt + APPROVAL_WINDOW_MS - this.#deps.clock.now();
+    return {
+      id: input.id,
+      kind: 'pairing',
+      clientName: input.clientName,
+      redirect: input.redirect,
+      requestedLevel: input.requestedLevel,
+      levels: permissionLevels,
+      connections: this.#deps.connections().map((c) => ({ id: c.id, name: c.name })),
+      expiryChoices: [...expiryChoices],
+      defaultExpiryDays: DEFAULT_EXPIRY_DAYS,
+      secondsLeft: Math.max(0, Math.ceil(left / 1000)),
+    };
+  }
+
+  approvals(): ApprovalSheet[] {
+    return Object.values(this.#deps.supervisor.getSnapshot().children as Record<string, AnyActorRef>)
+      .filter((actor) => actor.id.startsWith(pairingRequestId('')) && actor.getSnapshot().value === 'awaitingApproval')
+      .map((actor) => this.#sheet(actor));
+  }
+
+  /** The sheet's Approve: mints the token the user chose, holds it against a one-time code, calls back. */
+  approve(id: string, chosen: Partial<ApprovalChoice> = {}): { ok: true; tokenId: string } | Refusal {
+    const actor = this.#pending(id);
+    if (!actor) return { ok: false, reason: `no pending approval "${id}" (it may have expired or been answered)` };
+    const input = actor.getSnapshot().context as PairingRequestInput;
+    const known = new Set(this.#deps.connections().map((c) => c.id));
+    const unknown = chosen.connections === 'all' ? [] : (chosen.connections ?? []).filter((c) => !known.has(c));
+    if (unknown.length > 0) return { ok: false, reason: `unknown connection ${unknown.join(', ')}` };
+    const choice: ApprovalChoice = {
+      level: chosen.level ?? input.requestedLevel,
+      connections: chosen.connections ?? 'all',
+      expiresInDays: chosen.expiresInDays === undefined ? DEFAULT_EXPIRY_DAYS : chosen.expiresInDays,
+    };
+    actor.send({ type: 'approve', ...choice });
+
+    const now = this.#deps.clock.now();
+    const { record, plaintext } = this.#deps.tokens.mint({ name: input.clientName, ...choice, now });
+    const code = randomUUID();
+    this.#deps.supervisor.send({ type: 'code.issue', input: { code, challenge: input.challenge, tokenId: record.id, plaintext } });
+    this.#deps.audit({
+      category: 'auth',
+      action: 'pairing.approved',
+      outcome: 'success',
+      tokenId: record.id,
+      tokenName: record.name,
+      clientName: input.clientName,
+      detail: { level: choice.level },
+    });
+    this.#deliver(approvalCallback(linkOf(input), code), input.clientName);
+    return { ok: true, tokenId: record.id };
+  }
+
+  /** The sheet's Deny: the client hears `error=denied`. */
+  deny(id: string): { ok: true } | Refusal {
+    const actor = this.#pending(id);
+    if (!actor) return { ok: false, reason: `no pending approval "${id}" (it may have expired or been answered)` };
+    const input = actor.getSnapshot().context as PairingRequestInput;
+    actor.send({ type: 'deny' });
+    this.#deps.audit({ category: 'auth', action: 'pairing.denied', outcome: 'denied', clientName: input.clientName });
+    this.#deliver(denialCallback(linkOf(input)), input.clientName);
+    return { ok: true };
+  }
+
+  /** `POST /v1/integrations/exchange` once the body is valid: the code's actor decides. */
+  exchange(code: string, verifier: string): ExchangeOutcome {
+    const actor = this.#child(pairingCodeId(code));
+    const state = actor?.getSnapshot().value;
+    if (actor && state === 'expired') {
+      return { status: 410, error: 'expired_code', description: 'pairing code expired' };
+    }
+    if (!actor || state !== 'pending') {
+      return { status: 404, error: 'not_found', description: 'pairing code not found' };
+    }
+    const token = (actor.getSnapshot().context as { plaintext: string }).plaintext;
+    actor.send({ type: 'exchange', verifier });
+    if (actor.getSnapshot().value === 'spent') return { status: 200, token };
+    return { status: 403, error: 'invalid_grant', description: 'challenge mismatch: the code is burned' };
+  }
+}
