@@ -7,6 +7,9 @@ export const TOMBSTONE_MS = 10 * 60_000;
 
 export type PairingCodeInput = { code: string; challenge: string; tokenId: string; plaintext: string };
 
+/** How the code ended; a token nobody received (burned, expired) is the application's to revoke. */
+export type PairingCodeOutput = { outcome: 'spent' | 'burned' | 'expired'; tokenId: string };
+
 /**
  * A one-time code holding a freshly minted token for the client that owns the PKCE verifier. The right
  * verifier spends it; a wrong one burns it; five minutes expire it. The plaintext is forgotten the
@@ -17,6 +20,7 @@ export const pairingCodeMachine = setup({
     input: {} as PairingCodeInput,
     context: {} as Omit<PairingCodeInput, 'plaintext'> & { plaintext: string | null },
     events: {} as { type: 'exchange'; verifier: string },
+    output: {} as PairingCodeOutput,
   },
   guards: {
     verifierMatches: ({ context, event }) => verifierMatches(event.verifier, context.challenge),
@@ -26,6 +30,7 @@ export const pairingCodeMachine = setup({
 }).createMachine({
   id: 'pairingCode',
   context: ({ input }) => input,
+  output: ({ context, event }) => ({ ...(event.output as Pick<PairingCodeOutput, 'outcome'>), tokenId: context.tokenId }),
   initial: 'pending',
   states: {
     pending: {
@@ -35,9 +40,9 @@ export const pairingCodeMachine = setup({
         exchange: [{ guard: 'verifierMatches', target: 'spent' }, { target: 'burned' }],
       },
     },
-    spent: { type: 'final' },
-    burned: { type: 'final' },
+    spent: { type: 'final', output: { outcome: 'spent' } },
+    burned: { type: 'final', output: { outcome: 'burned' } },
     expired: { after: { tombstone: 'gone' } },
-    gone: { type: 'final' },
+    gone: { type: 'final', output: { outcome: 'expired' } },
   },
 });

@@ -34,11 +34,14 @@ export const pairingRequestMachine = setup({
     input: {} as PairingRequestInput,
     context: {} as PairingRequestInput & { choice?: ApprovalChoice },
     events: {} as ({ type: 'approve' } & ApprovalChoice) | { type: 'deny' },
+    output: {} as { outcome: PairingRequestOutcome },
   },
   delays: { approvalWindow: APPROVAL_WINDOW_MS },
 }).createMachine({
   id: 'pairingRequest',
   context: ({ input }) => input,
+  // A machine's output is its final state's output, passed up to the supervisor.
+  output: ({ event }) => event.output as { outcome: PairingRequestOutcome },
   initial: 'awaitingApproval',
   states: {
     awaitingApproval: {

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createActor } from 'xstate';
 import type { PairingRequestOutcome } from '../../machines/pairingRequest.js';
-import { type ChildDone, supervisorMachine } from '../../machines/supervisor.js';
+import type { PairingCodeOutput } from '../../machines/pairingCode.js';
+import { type ChildDone, pairingCodeId, pairingRequestId, supervisorMachine } from '../../machines/supervisor.js';
 import { ACTIVITY_FILE, ActivityLog, type ActivityEntry } from '../activity/activityLog.js';
 import { AUTH_LOCKOUT, Authenticator } from '../auth/authenticator.js';
 import { CALLER_LIMITS, CallerLimits, type CallerLimitPolicy } from '../auth/callerLimits.js';
@@ -16,13 +17,15 @@ import { QueryHistory } from '../db/queryHistory.js';
 import { deliverCallback } from '../pairing/deliverCallback.js';
 import { PairingService } from '../pairing/pairingService.js';
 import { CursorCodec } from '../protocol/cursor.js';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
 import { EXCHANGE_LOCKOUT } from '../transport/exchangeEndpoint.js';
 import { createMcpHttpServer, LIMITS, type Limits } from '../transport/httpServer.js';
 import type { RequestTrace } from '../transport/mcpEndpoint.js';
+import { RunningRequests } from '../transport/runningRequests.js';
 import { type AppClock, systemClock } from './clock.js';
 import { controlHandlers } from './controlHandlers.js';
-import { startControlServer } from './controlServer.js';
+import { assertNotRunning, startControlServer } from './controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
 import { removeHandshake, writeHandshake } from './handshake.js';
 
@@ -63,6 +66,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const { dataDir } = options;
   const clock = options.clock ?? systemClock;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  await assertNotRunning(dataDir);
   const config = loadOrCreateConfig(dataDir);
   const catalog = new ConnectionCatalog(config.connections);
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
@@ -74,8 +78,12 @@ export async function startApp(options: AppOptions): Promise<App> {
     supervisorMachine.provide({
       actions: {
         childDone: (_, done: ChildDone) => {
-          if ((done.output as { outcome?: PairingRequestOutcome } | undefined)?.outcome === 'expired') {
-            audit({ category: 'auth', action: 'pairing.expired', outcome: 'denied' });
+          if (done.actorId.startsWith(pairingRequestId(''))) {
+            const ended = done.output as { outcome: PairingRequestOutcome } | undefined;
+            if (ended?.outcome === 'expired') audit({ category: 'auth', action: 'pairing.expired', outcome: 'denied' });
+          } else if (done.actorId.startsWith(pairingCodeId(''))) {
+            const ended = done.output as PairingCodeOutput | undefined;
+            if (ended && ended.outcome !== 'spent') tokens.revoke(ended.tokenId, clock.now());
           }
         },
       },
@@ -85,6 +93,11 @@ export async function startApp(options: AppOptions): Promise<App> {
   supervisor.start();
 
   let enabled = true;
+  const running = new RunningRequests();
+  // Revocation is immediate: the token's running requests end with -33002.
+  tokens.onRevoke((record) =>
+    running.abortCaller(record.id, new ProtocolError(ErrorCode.RequestCancelled, 'The token was revoked')),
+  );
   const pairing = new PairingService({
     supervisor,
     tokens,
@@ -112,7 +125,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         authenticate: (req) => authenticator.authenticate(req),
         limits: new CallerLimits(options.callerLimits ?? CALLER_LIMITS),
         enabled: () => enabled,
-        running: new Set(),
+        running,
         audit,
         ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
       },
@@ -123,7 +136,14 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const control = await startControlServer(
     dataDir,
-    controlHandlers({ tokens, pairing, clock, audit, setEnabled: (on) => (enabled = on), isEnabled: () => enabled }),
+    controlHandlers({
+      tokens,
+      pairing,
+      clock,
+      audit,
+      setEnabled: (on) => (enabled = on),
+      isEnabled: () => enabled,
+    }),
   );
   let port: number;
   try {

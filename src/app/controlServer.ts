@@ -8,8 +8,6 @@ export type ControlHandlers = Record<string, (params: Record<string, unknown>) =
 /** A line longer than this is not a command; the connection is closed. */
 const MAX_LINE_BYTES = 64 * 1024;
 
-export class AlreadyRunning extends Error {}
-
 function isListening(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(path);
@@ -54,14 +52,19 @@ function serveConnection(socket: Socket, handlers: ControlHandlers): void {
   socket.on('error', () => socket.destroy());
 }
 
+/** One application per support directory: a second one is refused before it touches anything. */
+export async function assertNotRunning(dataDir: string): Promise<void> {
+  if (await isListening(controlSocketPath(dataDir))) {
+    throw new Error(`Sluice is already running with the support directory ${dataDir}`);
+  }
+}
+
 /**
  * The command line's way into the running application (`sluice tokens`, `approvals`, `open-url`, …):
- * newline-delimited JSON over a socket only the user can open. A second application on the same support
- * directory is refused.
+ * newline-delimited JSON over a socket only the user can open. A stale socket file is replaced.
  */
 export async function startControlServer(dataDir: string, handlers: ControlHandlers): Promise<{ close(): Promise<void> }> {
   const path = controlSocketPath(dataDir);
-  if (await isListening(path)) throw new AlreadyRunning(`Sluice is already running with the support directory ${dataDir}`);
   if (process.platform !== 'win32') rmSync(path, { force: true });
   const server: Server = createServer((socket) => serveConnection(socket, handlers));
   await new Promise<void>((resolve, reject) => {

@@ -23,7 +23,8 @@ export class FailureLockout {
   /** Seconds until `key` may try again, or 0 when it is not locked out. */
   async retryAfter(key: string): Promise<number> {
     const state = await this.#limiter.get(key);
-    if (!state || state.consumedPoints <= this.#allowed) return 0;
+    // An expired record lingers until the limiter's own timer removes it.
+    if (!state || state.consumedPoints <= this.#allowed || state.msBeforeNext <= 0) return 0;
     return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
   }
 

@@ -130,6 +130,7 @@ export class TokenStore {
   /** Prefix → records with that prefix (almost always one): verification hashes only these. */
   private readonly byPrefix = new Map<string, TokenRecord[]>();
   private dirty = false;
+  private readonly revokeListeners: ((record: TokenRecord) => void)[] = [];
 
   private constructor(private readonly path: string) {}
 
@@ -189,6 +190,11 @@ export class TokenStore {
     return record && copy(record);
   }
 
+  /** Calls `listener` with every token revoked from now on. */
+  onRevoke(listener: (record: TokenRecord) => void): void {
+    this.revokeListeners.push(listener);
+  }
+
   /** Marks the token revoked and persists; a second revocation keeps the first time. */
   revoke(id: string, now: number): TokenRecord | undefined {
     const record = this.byId.get(id);
@@ -196,6 +202,7 @@ export class TokenStore {
     if (record.revokedAt === undefined) {
       record.revokedAt = iso(now);
       this.write([...this.byId.values()]);
+      for (const listener of this.revokeListeners) listener(copy(record));
     }
     return copy(record);
   }
@@ -210,18 +217,6 @@ export class TokenStore {
 
   flush(): void {
     if (this.dirty) this.write([...this.byId.values()]);
-  }
-
-  /** Re-reads the file after another process changed it, keeping use times not yet flushed. */
-  reload(): void {
-    const records = readTokenFile(this.path);
-    for (const record of records) {
-      const unflushed = this.byId.get(record.id)?.lastUsedAt;
-      if (unflushed !== undefined && (record.lastUsedAt === undefined || unflushed > record.lastUsedAt)) {
-        record.lastUsedAt = unflushed;
-      }
-    }
-    this.replaceAll(records);
   }
 
   private write(records: TokenRecord[]): void {

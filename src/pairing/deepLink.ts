@@ -65,10 +65,14 @@ export function parsePairingLink(url: string): { ok: true; link: PairingLink } |
   const redirect = parseUrl(redirectText);
   if (!redirect) return malformed('The redirect of the pairing link is not a valid URL.');
   if (!isLocalRedirect(redirect)) {
+    // The message is shown and logged: never repeat credentials the link carried.
+    const shown = new URL(redirect.href);
+    shown.username = '';
+    shown.password = '';
     return {
       ok: false,
       code: 'not_local_redirect',
-      reason: `The redirect ${redirect.href} is not a local callback: Sluice only sends pairing codes to this computer.`,
+      reason: `The redirect ${shown.href} is not a local callback: Sluice only sends pairing codes to this computer.`,
     };
   }
 

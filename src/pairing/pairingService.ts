@@ -53,6 +53,18 @@ const linkOf = (input: PairingRequestInput): PairingLink => ({
   ...(input.responseMode ? { responseMode: input.responseMode } : {}),
 });
 
+/** Why the sheet's controls cannot take these values, checked before the request moves. */
+function invalidChoice(chosen: Partial<ApprovalChoice>, known: Set<string>): string | undefined {
+  if (chosen.level !== undefined && !permissionLevels.includes(chosen.level)) return `unknown level ${chosen.level}`;
+  if (chosen.expiresInDays !== undefined && !expiryChoices.includes(chosen.expiresInDays as never)) {
+    return 'the expiry must be never, 1, 7, 30 or 90 days';
+  }
+  if (chosen.connections === undefined || chosen.connections === 'all') return undefined;
+  if (chosen.connections.length === 0) return 'choose all connections or at least one';
+  const unknown = chosen.connections.filter((c) => !known.has(c));
+  return unknown.length > 0 ? `unknown connection ${unknown.join(', ')}` : undefined;
+}
+
 /** Pairing as the user and the client see it, over the supervisor's pairing-request and code actors. */
 export class PairingService {
   readonly #deps: PairingServiceDeps;
@@ -131,9 +143,8 @@ export class PairingService {
     const actor = this.#pending(id);
     if (!actor) return { ok: false, reason: `no pending approval "${id}" (it may have expired or been answered)` };
     const input = actor.getSnapshot().context as PairingRequestInput;
-    const known = new Set(this.#deps.connections().map((c) => c.id));
-    const unknown = chosen.connections === 'all' ? [] : (chosen.connections ?? []).filter((c) => !known.has(c));
-    if (unknown.length > 0) return { ok: false, reason: `unknown connection ${unknown.join(', ')}` };
+    const refusal = invalidChoice(chosen, new Set(this.#deps.connections().map((c) => c.id)));
+    if (refusal) return { ok: false, reason: refusal };
     const choice: ApprovalChoice = {
       level: chosen.level ?? input.requestedLevel,
       connections: chosen.connections ?? 'all',

@@ -52,7 +52,7 @@ export async function handleExchange(req: IncomingMessage, res: ServerResponse, 
   const retryAfter = await deps.lockout.retryAfter(address);
   if (retryAfter > 0) {
     req.resume();
-    deps.audit({ category: 'auth', action: 'pairing.exchange', outcome: 'rateLimited', detail: { address } });
+    deps.audit({ category: 'auth', action: 'pairing.exchange', outcome: 'denied', detail: { reason: 'locked_out', address } });
     sendHttpError(res, 429, 'too_many_attempts', 'too many failed exchanges from this address', {
       'retry-after': String(retryAfter),
     });

@@ -133,7 +133,7 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
     },
     async close() {
       const stopping = new ProtocolError(ErrorCode.ServerUnavailable, 'Sluice is shutting down');
-      for (const controller of deps.running) controller.abort(stopping);
+      deps.running.abortAll(stopping);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Let the aborted requests write their -33000 (for at most a second) before the sockets go.

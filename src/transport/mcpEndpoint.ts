@@ -14,6 +14,7 @@ import { parseJson, parseMessage, type RequestId, requestIdOf } from '../protoco
 import { errorResponse, finishModernResult, resultResponse } from '../protocol/wire.js';
 import { readBody } from './body.js';
 import { ProgressStream } from './progressStream.js';
+import type { RunningRequests } from './runningRequests.js';
 import { sendEmpty, sendJson } from './respond.js';
 
 /** What a trace hook hears at the end of each request; never a token, a statement or a result. */
@@ -36,8 +37,8 @@ export type McpEndpointDeps = {
   limits: CallerLimits;
   /** False while the user has switched the MCP server off in the console (`-33006`). */
   enabled(): boolean;
-  /** Every running request's controller, so that a stopping server can end them with `-33000`. */
-  running: Set<AbortController>;
+  /** Every running request, so that stopping the server or revoking a token can end it. */
+  running: RunningRequests;
   onRequestEnd?: (trace: RequestTrace) => void;
   audit(entry: ActivityEntry): void;
 };
@@ -66,6 +67,7 @@ export async function handleMcpPost(
   const controller = new AbortController();
   let stream: ProgressStream | undefined;
   let release = () => {};
+  let principal: Principal | undefined;
   let dispatched = false;
   const onClose = () => {
     if (!res.writableFinished)
@@ -91,8 +93,9 @@ export async function handleMcpPost(
     trace.clientName = era.clientInfo?.name;
     checkHeaderMirror(req.headers, message, era.protocolVersion);
 
-    const principal = await deps.authenticate(req);
+    principal = await deps.authenticate(req);
     trace.principalId = principal.id;
+    deps.running.setCaller(controller, principal.id);
     release = await deps.limits.admit(principal.id);
     const spec = deps.methods[message.method];
     if (!spec) throw methodNotFound(message.method);
@@ -101,8 +104,8 @@ export async function handleMcpPost(
     if (era.progressToken !== undefined) stream = new ProgressStream(res, era.progressToken, headers);
     const ctx = callContext(deps, principal, era, controller.signal, stream);
     dispatched = true;
-    const result = finishModernResult(message.method, message.params, await spec.handle(message.params, ctx));
-    controller.signal.throwIfAborted();
+    const handled = await untilAborted(spec.handle(message.params, ctx), controller.signal);
+    const result = finishModernResult(message.method, message.params, handled);
     const body = resultResponse(message.id, result);
     if (stream) stream.finish(200, body);
     else sendJson(res, 200, body, headers);
@@ -111,13 +114,14 @@ export async function handleMcpPost(
     const reply = errorResponse(trace.id, controller.signal.aborted ? controller.signal.reason : error);
     trace.status = reply.status;
     trace.errorCode = 'error' in reply.body ? reply.body.error.code : undefined;
-    // Refusals inside a handler are recorded by the handler; these are the ones before it.
-    if (!dispatched && (trace.errorCode === ErrorCode.Forbidden || trace.errorCode === ErrorCode.RateLimited)) {
+    // Authentication logs its own refusals, and a handler its own; these are the ones in between.
+    const refused = trace.errorCode === ErrorCode.Forbidden || trace.errorCode === ErrorCode.RateLimited;
+    if (principal && !dispatched && refused) {
       deps.audit({
         category: 'access',
         action: trace.method ?? 'request',
         outcome: trace.errorCode === ErrorCode.Forbidden ? 'denied' : 'rateLimited',
-        ...(trace.principalId?.startsWith('tok_') ? { tokenId: trace.principalId } : {}),
+        ...(principal.kind === 'token' ? { tokenId: principal.id, tokenName: principal.name } : {}),
         ...(trace.clientName ? { clientName: trace.clientName } : {}),
         trace: trace.trace,
       });
@@ -132,6 +136,16 @@ export async function handleMcpPost(
     trace.durationMs = performance.now() - started;
     deps.onRequestEnd?.(trace);
   }
+}
+
+/** The handler's outcome, unless the request is ended first (cancelled, revoked, disconnected, stopping). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Answers 413 and closes the connection; an upload still arriving is discarded for at most a second. */

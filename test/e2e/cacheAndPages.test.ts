@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilityModules, Prompt, ResourceFamily } from '../../src/capabilities/types.js';
 import { expectModernSuccess, expectRpcError } from '../helpers/rpcAssertions.js';
 import { mcp, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { READ_TOOLS } from '../helpers/catalogue.js';
 
 /** Contract, "Cache hints" and "Pagination"; decisions.md, "Catalogue" (tools, resource lifetimes). */
 
@@ -154,25 +155,11 @@ describe('cache hints: limits and stray hints', () => {
   });
 });
 
-const BUILTIN_TOOLS = [
-  'list_connections',
-  'list_databases',
-  'list_schemas',
-  'list_tables',
-  'describe_table',
-  'get_table_ddl',
-  'search_schema',
-  'execute_query',
-  'explain_query',
-  'count_rows',
-  'browse_table',
-];
-
 describe('tools/list', () => {
   it('lists the catalogue’s tools minus confirm_destructive_operation (the anonymous principal lacks admin)', async () => {
     const result = expectModernSuccess(await mcp(app, 'tools/list'));
     const names = (result.tools as { name: string }[]).map((t) => t.name);
-    expect([...names].sort()).toEqual([...BUILTIN_TOOLS].sort());
+    expect([...names].sort()).toEqual([...READ_TOOLS].sort());
     expect(names).not.toContain('confirm_destructive_operation');
     expect(result.nextCursor).toBeUndefined();
   });

@@ -1,0 +1,22 @@
+import { describe, it } from 'vitest';
+
+type Path = { description: string; steps: { event: unknown }[] };
+
+/** The shortest paths of a test model, and the simple paths that are not already among them. */
+export function pathsOf<P extends Path>(model: { getShortestPaths(): P[]; getSimplePaths(): P[] }) {
+  const key = (path: P) => JSON.stringify(path.steps.map((s) => s.event));
+  const shortest = model.getShortestPaths();
+  const simple = model.getSimplePaths();
+  const shortestKeys = new Set(shortest.map(key));
+  return { shortest, simple, extraSimple: simple.filter((p) => !shortestKeys.has(key(p))) };
+}
+
+/** One test per path: every shortest path, then every remaining simple path. */
+export function describePaths<P extends Path>(paths: { shortest: P[]; extraSimple: P[] }, run: (path: P) => unknown): void {
+  describe('shortest paths', () => {
+    for (const [i, path] of paths.shortest.entries()) it(`#${i + 1} ${path.description}`, () => run(path) as void);
+  });
+  describe.skipIf(paths.extraSimple.length === 0)('simple paths not among the shortest', () => {
+    for (const [i, path] of paths.extraSimple.entries()) it(`#${i + 1} ${path.description}`, () => run(path) as void);
+  });
+}
