@@ -17,14 +17,13 @@ import { QueryHistory } from '../db/queryHistory.js';
 import { deliverCallback } from '../pairing/deliverCallback.js';
 import { PairingService } from '../pairing/pairingService.js';
 import { CursorCodec } from '../protocol/cursor.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
 import { EXCHANGE_LOCKOUT } from '../transport/exchangeEndpoint.js';
 import { createMcpHttpServer, LIMITS, type Limits } from '../transport/httpServer.js';
 import type { RequestTrace } from '../transport/mcpEndpoint.js';
-import { RunningRequests } from '../transport/runningRequests.js';
 import { type AppClock, systemClock } from './clock.js';
 import { controlHandlers } from './controlHandlers.js';
+import { InflightRequests } from './inflightRequests.js';
 import { assertNotRunning, startControlServer } from './controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
 import { removeHandshake, writeHandshake } from './handshake.js';
@@ -93,11 +92,9 @@ export async function startApp(options: AppOptions): Promise<App> {
   supervisor.start();
 
   let enabled = true;
-  const running = new RunningRequests();
+  const requests = new InflightRequests(supervisor);
   // Revocation is immediate: the token's running requests end with -33002.
-  tokens.onRevoke((record) =>
-    running.abortCaller(record.id, new ProtocolError(ErrorCode.RequestCancelled, 'The token was revoked')),
-  );
+  tokens.onRevoke((record) => requests.revoke(record.id));
   const pairing = new PairingService({
     supervisor,
     tokens,
@@ -125,7 +122,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         authenticate: (req) => authenticator.authenticate(req),
         limits: new CallerLimits(options.callerLimits ?? CALLER_LIMITS),
         enabled: () => enabled,
-        running,
+        requests,
         audit,
         ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
       },

@@ -30,7 +30,7 @@ const MCP_PATH = '/mcp';
 export type McpHttpServer = {
   /** Binds 127.0.0.1; resolves with the port bound. */
   listen(port: number): Promise<number>;
-  /** Ends running requests with `-33000`, then closes every connection. */
+  /** Ends running requests with `-33000`, lets them answer, then closes every connection. */
   close(): Promise<void>;
   readonly server: Server;
 };
@@ -42,6 +42,8 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
   const sockets = new Set<Socket>();
   const overflow = new WeakSet<Socket>();
   const busy = new WeakSet<Socket>();
+  /** `/mcp` requests whose response is not yet closed. */
+  let answering = 0;
 
   const server = createServer(
     {
@@ -114,7 +116,11 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
       return;
     }
     busy.add(req.socket);
-    res.once('close', () => busy.delete(req.socket));
+    answering += 1;
+    res.once('close', () => {
+      busy.delete(req.socket);
+      answering -= 1;
+    });
     void handleMcpPost(req, res, deps, corsHeaders(origin));
   }
 
@@ -132,12 +138,11 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
       });
     },
     async close() {
-      const stopping = new ProtocolError(ErrorCode.ServerUnavailable, 'Sluice is shutting down');
-      deps.running.abortAll(stopping);
+      deps.requests.stopAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      // Let the aborted requests write their -33000 (for at most a second) before the sockets go.
-      for (let waited = 0; deps.running.size > 0 && waited < 1_000; waited += 10) {
+      // Let the ended requests write their -33000 (for at most a second) before the sockets go.
+      for (let waited = 0; answering > 0 && waited < 1_000; waited += 10) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       server.closeAllConnections();

@@ -14,7 +14,8 @@ import { parseJson, parseMessage, type RequestId, requestIdOf } from '../protoco
 import { errorResponse, finishModernResult, resultResponse } from '../protocol/wire.js';
 import { readBody } from './body.js';
 import { ProgressStream } from './progressStream.js';
-import type { RunningRequests } from './runningRequests.js';
+import { HANDLER_DEADLINE_MS } from '../../machines/inflightRequest.js';
+import type { InflightRequests } from '../app/inflightRequests.js';
 import { sendEmpty, sendJson } from './respond.js';
 
 /** What a trace hook hears at the end of each request; never a token, a statement or a result. */
@@ -37,8 +38,8 @@ export type McpEndpointDeps = {
   limits: CallerLimits;
   /** False while the user has switched the MCP server off in the console (`-33006`). */
   enabled(): boolean;
-  /** Every running request, so that stopping the server or revoking a token can end it. */
-  running: RunningRequests;
+  /** Runs each request as an actor (cancellation, revocation, deadline, disconnect, stop). */
+  requests: InflightRequests;
   onRequestEnd?: (trace: RequestTrace) => void;
   audit(entry: ActivityEntry): void;
 };
@@ -64,17 +65,15 @@ export async function handleMcpPost(
     errorCode: undefined,
     durationMs: 0,
   };
-  const controller = new AbortController();
   let stream: ProgressStream | undefined;
   let release = () => {};
   let principal: Principal | undefined;
   let dispatched = false;
+  let closed = false;
   const onClose = () => {
-    if (!res.writableFinished)
-      controller.abort(new ProtocolError(ErrorCode.RequestCancelled, 'The client disconnected'));
+    closed = true;
   };
   res.once('close', onClose);
-  deps.running.add(controller);
 
   try {
     if (!deps.enabled()) throw new ProtocolError(ErrorCode.ServerDisabled, 'The MCP server is switched off in Sluice');
@@ -83,6 +82,11 @@ export async function handleMcpPost(
     const message = parseMessage(json);
     trace.method = message.method;
     if (message.kind === 'notification') {
+      const principal = await deps.authenticate(req);
+      const { requestId } = message.params;
+      if (message.method === 'notifications/cancelled' && (typeof requestId === 'string' || typeof requestId === 'number')) {
+        deps.requests.cancel(principal.id, requestId);
+      }
       trace.status = 202;
       sendEmpty(res, 202, headers);
       return;
@@ -95,23 +99,30 @@ export async function handleMcpPost(
 
     principal = await deps.authenticate(req);
     trace.principalId = principal.id;
-    deps.running.setCaller(controller, principal.id);
     release = await deps.limits.admit(principal.id);
     const spec = deps.methods[message.method];
     if (!spec) throw methodNotFound(message.method);
     requireScopes(principal, spec.scopes);
 
     if (era.progressToken !== undefined) stream = new ProgressStream(res, era.progressToken, headers);
-    const ctx = callContext(deps, principal, era, controller.signal, stream);
     dispatched = true;
-    const handled = await untilAborted(spec.handle(message.params, ctx), controller.signal);
-    const result = finishModernResult(message.method, message.params, handled);
+    const caller = principal;
+    const outcome = await deps.requests.run({
+      principalId: caller.id,
+      requestId: message.id,
+      method: message.method,
+      deadlineMs: HANDLER_DEADLINE_MS,
+      connected: () => !closed,
+      work: (signal) => spec.handle(message.params, callContext(deps, caller, era, signal, stream)),
+    });
+    if (!outcome.ok) throw outcome.error;
+    const result = finishModernResult(message.method, message.params, outcome.result);
     const body = resultResponse(message.id, result);
     if (stream) stream.finish(200, body);
     else sendJson(res, 200, body, headers);
   } catch (error) {
     if (res.destroyed) return;
-    const reply = errorResponse(trace.id, controller.signal.aborted ? controller.signal.reason : error);
+    const reply = errorResponse(trace.id, error);
     trace.status = reply.status;
     trace.errorCode = 'error' in reply.body ? reply.body.error.code : undefined;
     // Authentication logs its own refusals, and a handler its own; these are the ones in between.
@@ -131,21 +142,10 @@ export async function handleMcpPost(
     else sendJson(res, reply.status, reply.body, { ...headers, ...reply.headers });
   } finally {
     release();
-    deps.running.delete(controller);
     res.off('close', onClose);
     trace.durationMs = performance.now() - started;
     deps.onRequestEnd?.(trace);
   }
-}
-
-/** The handler's outcome, unless the request is ended first (cancelled, revoked, disconnected, stopping). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /** Answers 413 and closes the connection; an upload still arriving is discarded for at most a second. */

@@ -1,0 +1,39 @@
+import type { Actor } from 'xstate';
+import type { InflightInput, InflightOutcome } from '../../machines/inflightRequest.js';
+import { inflightRequestId, type supervisorMachine } from '../../machines/supervisor.js';
+
+/** Requests as actors: each runs as an `inflightRequest` child of the supervisor until it settles. */
+export class InflightRequests {
+  readonly #supervisor: Actor<typeof supervisorMachine>;
+  #sequence = 0;
+
+  constructor(supervisor: Actor<typeof supervisorMachine>) {
+    this.#supervisor = supervisor;
+  }
+
+  run(input: Omit<InflightInput, 'settle'>): Promise<InflightOutcome> {
+    return new Promise((settle) => {
+      this.#sequence += 1;
+      this.#supervisor.send({ type: 'request.start', key: String(this.#sequence), input: { ...input, settle } });
+    });
+  }
+
+  /** `notifications/cancelled`: ends the caller's own request with that id, if it is running. */
+  cancel(principalId: string, requestId: string | number): void {
+    this.#supervisor.send({ type: 'request.cancel', principalId, requestId });
+  }
+
+  /** A revoked token's requests end with `-33002`. */
+  revoke(principalId: string): void {
+    this.#supervisor.send({ type: 'token.revoked', principalId });
+  }
+
+  /** The server is stopping: every request ends with `-33000`. */
+  stopAll(): void {
+    this.#supervisor.send({ type: 'server.stopping' });
+  }
+
+  get running(): number {
+    return Object.keys(this.#supervisor.getSnapshot().children).filter((id) => id.startsWith(inflightRequestId(''))).length;
+  }
+}
