@@ -1,4 +1,5 @@
 import { type AnyActorRef, assertEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
+import { type ConsentInput, consentMachine } from './consent.js';
 import { type InflightInput, inflightRequestMachine } from './inflightRequest.js';
 import { type PairingCodeInput, pairingCodeMachine } from './pairingCode.js';
 import { type PairingRequestInput, pairingRequestMachine } from './pairingRequest.js';
@@ -7,6 +8,7 @@ export type SupervisorEvent =
   | { type: 'pairing.open'; input: PairingRequestInput }
   | { type: 'code.issue'; input: PairingCodeInput }
   | { type: 'request.start'; key: string; input: InflightInput }
+  | { type: 'consent.ask'; input: ConsentInput }
   | { type: 'request.cancel'; principalId: string; requestId: string | number }
   | { type: 'token.revoked'; principalId: string }
   | { type: 'server.stopping' };
@@ -15,6 +17,7 @@ export type SupervisorEvent =
 export const pairingRequestId = (id: string) => `pairingRequest:${id}`;
 export const pairingCodeId = (code: string) => `pairingCode:${code}`;
 export const inflightRequestId = (key: string) => `inflightRequest:${key}`;
+export const consentId = (id: string) => `consent:${id}`;
 
 /** The running requests among the children, with their input (caller and request id). */
 function requests(children: Record<string, AnyActorRef | undefined>): [AnyActorRef, InflightInput][] {
@@ -33,7 +36,12 @@ export type ChildDone = { type: `xstate.done.actor.${string}`; actorId: string; 
  */
 export const supervisorMachine = setup({
   types: { events: {} as SupervisorEvent | ChildDone },
-  actors: { pairingRequest: pairingRequestMachine, pairingCode: pairingCodeMachine, inflightRequest: inflightRequestMachine },
+  actors: {
+    pairingRequest: pairingRequestMachine,
+    pairingCode: pairingCodeMachine,
+    inflightRequest: inflightRequestMachine,
+    consent: consentMachine,
+  },
   actions: { childDone: (_, _done: ChildDone) => {} },
 }).createMachine({
   id: 'supervisor',
@@ -64,6 +72,15 @@ export const supervisorMachine = setup({
             id: ({ event }) => inflightRequestId(event.key),
             input: ({ event }) => {
               assertEvent(event, 'request.start');
+              return event.input;
+            },
+          }),
+        },
+        'consent.ask': {
+          actions: spawnChild('consent', {
+            id: ({ event }) => consentId(event.input.id),
+            input: ({ event }) => {
+              assertEvent(event, 'consent.ask');
               return event.input;
             },
           }),

@@ -8,6 +8,7 @@ import { ACTIVITY_FILE, ActivityLog, type ActivityEntry } from '../activity/acti
 import { AUTH_LOCKOUT, Authenticator } from '../auth/authenticator.js';
 import { CALLER_LIMITS, CallerLimits, type CallerLimitPolicy } from '../auth/callerLimits.js';
 import { FailureLockout } from '../auth/failureLockout.js';
+import { RequestStateSigner } from '../auth/requestState.js';
 import { TOKENS_FILE, TokenStore } from '../auth/tokenStore.js';
 import { createMethodTable } from '../capabilities/methods.js';
 import { builtinCapabilities, CapabilityRegistry } from '../capabilities/registry.js';
@@ -23,6 +24,7 @@ import { createMcpHttpServer, LIMITS, type Limits } from '../transport/httpServe
 import type { RequestTrace } from '../transport/mcpEndpoint.js';
 import { type AppClock, systemClock } from './clock.js';
 import { controlHandlers } from './controlHandlers.js';
+import { ConsentDialogs } from './consentDialogs.js';
 import { InflightRequests } from './inflightRequests.js';
 import { assertNotRunning, startControlServer } from './controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
@@ -55,6 +57,7 @@ export type App = {
   readonly dataDir: string;
   readonly tokens: TokenStore;
   readonly pairing: PairingService;
+  readonly dialogs: ConsentDialogs;
   readonly activity: ActivityLog;
   /** Live children of the supervisor: back to its baseline once every request, code and sheet is done. */
   liveActors(): number;
@@ -93,6 +96,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   let enabled = true;
   const requests = new InflightRequests(supervisor);
+  const dialogs = new ConsentDialogs(supervisor, clock);
   // Revocation is immediate: the token's running requests end with -33002.
   tokens.onRevoke((record) => requests.revoke(record.id));
   const pairing = new PairingService({
@@ -123,6 +127,8 @@ export async function startApp(options: AppOptions): Promise<App> {
         limits: new CallerLimits(options.callerLimits ?? CALLER_LIMITS),
         enabled: () => enabled,
         requests,
+        signer: new RequestStateSigner(() => clock.now()),
+        dialogs,
         audit,
         ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
       },
@@ -136,6 +142,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     controlHandlers({
       tokens,
       pairing,
+      dialogs,
       clock,
       audit,
       setEnabled: (on) => (enabled = on),
@@ -160,6 +167,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     dataDir,
     tokens,
     pairing,
+    dialogs,
     activity,
     liveActors: () => Object.keys(supervisor.getSnapshot().children).length,
     stop() {

@@ -4,11 +4,13 @@ import { expiryChoices, type TokenStore, withoutSecrets } from '../auth/tokenSto
 import type { PairingService } from '../pairing/pairingService.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
 import type { AppClock } from './clock.js';
+import type { ConsentDialogs } from './consentDialogs.js';
 import type { ControlHandlers } from './controlServer.js';
 
 export type ControlDeps = {
   tokens: TokenStore;
   pairing: PairingService;
+  dialogs: ConsentDialogs;
   clock: AppClock;
   audit(entry: ActivityEntry): void;
   setEnabled(on: boolean): void;
@@ -61,8 +63,9 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
       return record ? withoutSecrets(record) : null;
     },
     'pairing.openUrl': (p) => pairing.openLink(text(p.url, 'url')),
-    'approvals.list': () => pairing.approvals(),
+    'approvals.list': () => [...pairing.approvals(), ...deps.dialogs.list()],
     'approvals.approve': (p) => {
+      if (deps.dialogs.answer(text(p.id, 'id'), 'approve')) return { ok: true };
       const chosenLevel = level(p.level);
       const chosenConnections = connections(p.connections);
       const chosenExpiry = expiry(p.expiresInDays);
@@ -72,7 +75,7 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
         ...(chosenExpiry !== undefined ? { expiresInDays: chosenExpiry } : {}),
       });
     },
-    'approvals.deny': (p) => pairing.deny(text(p.id, 'id')),
+    'approvals.deny': (p) => (deps.dialogs.answer(text(p.id, 'id'), 'deny') ? { ok: true } : pairing.deny(text(p.id, 'id'))),
     'server.status': () => ({ enabled: deps.isEnabled() }),
     'server.setEnabled': (p) => {
       if (typeof p.enabled !== 'boolean') throw new Error('enabled must be true or false');

@@ -8,6 +8,7 @@ import { discoverResult } from '../protocol/discover.js';
 import { ErrorCode, invalidParams, ProtocolError, ToolError } from '../protocol/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { complete } from './completion.js';
+import { InputRequired } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
 import type { CapabilityRegistry } from './registry.js';
 import { validateArguments } from './schema.js';
@@ -122,6 +123,10 @@ export function createMethodTable(
           record('success', typeof structured.row_count === 'number' ? { rows: structured.row_count } : {});
           return toolResult(structured);
         } catch (error) {
+          if (error instanceof InputRequired) {
+            record('success', {});
+            return { resultType: 'input_required', ...error.result };
+          }
           const typed = fromDriverError(error);
           const refused = typed instanceof ProtocolError ? typed.code === ErrorCode.Forbidden : typed.code === 'denied';
           record(refused ? 'denied' : 'error', { error: `${typed.code}: ${typed.message}` });

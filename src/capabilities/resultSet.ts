@@ -36,7 +36,7 @@ export function toResultSet(result: ResultSet, kind: StatementKind, executionTim
     columns: result.columns,
     rows: result.rows,
     row_count: result.rows.length,
-    rows_affected: 0,
+    rows_affected: result.rowsAffected,
     execution_time_ms: Math.round(executionTimeMs * 100) / 100,
     is_truncated: result.truncated,
     statement_kind: kind,

@@ -2,6 +2,7 @@ import type { ActivityEntry } from '../activity/activityLog.js';
 import type { Principal, Scope } from '../auth/principal.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
 import type { QueryHistory } from '../db/queryHistory.js';
+import type { Consent } from './consent.js';
 import type { ObjectSchema } from './schema.js';
 
 /** What a capability handler gets for one request. */
@@ -13,6 +14,8 @@ export type CallContext = {
   signal: AbortSignal;
   /** Reports progress; ignored unless the request carried a progress token. */
   progress(progress: number, total: number, message: string): void;
+  /** Asks the user to consent to a write; resolves once they did. */
+  consent: Consent;
   /** Records an activity row; the caller (token, client) and the trace context are filled in. */
   audit(entry: Omit<ActivityEntry, 'tokenId' | 'tokenName' | 'clientName' | 'trace'>): void;
 };

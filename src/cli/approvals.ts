@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { permissionLevels, type PermissionLevel } from '../auth/levels.js';
 import { parseExpiry } from '../auth/tokenStore.js';
+import type { ConsentDialog } from '../app/consentDialogs.js';
 import type { ApprovalSheet, Refusal } from '../pairing/pairingService.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
@@ -8,7 +9,17 @@ import { UsageError } from './usageError.js';
 
 const expiryText = (days: number | null) => (days === null ? 'never' : `${days} d`);
 
-function describe(sheet: ApprovalSheet): string {
+function describeDialog(dialog: ConsentDialog): string {
+  return [
+    `${dialog.id}  ${dialog.statementKind} statement  ${dialog.clientName} on ${dialog.connectionName} (${dialog.tool})`,
+    ...dialog.statement.split('\n').map((line) => `    | ${line}`),
+    `    waiting:       ${dialog.waitingSeconds} s`,
+  ].join('\n');
+}
+
+function describe(item: ApprovalSheet | ConsentDialog): string {
+  if (item.kind === 'statement') return describeDialog(item);
+  const sheet = item;
   return [
     `${sheet.id}  pairing  ${sheet.clientName}`,
     `    code goes to:  ${sheet.redirect}`,
@@ -19,7 +30,7 @@ function describe(sheet: ApprovalSheet): string {
   ].join('\n');
 }
 
-/** `sluice approvals [--json]`: the approval sheets waiting for an answer. */
+/** `sluice approvals [--json]`: the approval sheets and confirmation dialogs waiting for an answer. */
 export async function approvals(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -28,7 +39,7 @@ export async function approvals(argv: string[]): Promise<void> {
     allowPositionals: true,
   });
   if (positionals.length > 0) throw new UsageError('usage: sluice approvals [--json]');
-  const sheets = (await callControl(supportDirOf(argv), 'approvals.list')) as ApprovalSheet[];
+  const sheets = (await callControl(supportDirOf(argv), 'approvals.list')) as (ApprovalSheet | ConsentDialog)[];
   if (values.json) process.stdout.write(`${JSON.stringify(sheets, null, 2)}\n`);
   else process.stdout.write(sheets.length ? `${sheets.map(describe).join('\n\n')}\n` : 'nothing is waiting for approval\n');
 }
@@ -41,7 +52,7 @@ function report(result: { ok: true } | Refusal, done: string): void {
   }
 }
 
-/** `sluice approve ID [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90]`: the sheet's Approve. */
+/** `sluice approve ID [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90]`: Approve on a sheet or dialog. */
 export async function approve(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -67,8 +78,9 @@ export async function approve(argv: string[]): Promise<void> {
     if (days === undefined) throw new UsageError(`--expires must be never, 1, 7, 30 or 90, not "${values.expires}"`);
     params.expiresInDays = days;
   }
-  const result = (await callControl(supportDirOf(argv), 'approvals.approve', params)) as { ok: true; tokenId: string } | Refusal;
-  report(result, result.ok ? `approved ${params.id}: token ${result.tokenId} minted, the client has its code` : '');
+  const result = (await callControl(supportDirOf(argv), 'approvals.approve', params)) as { ok: true; tokenId?: string } | Refusal;
+  const done = result.ok && result.tokenId ? `: token ${result.tokenId} minted, the client has its code` : '';
+  report(result, `approved ${params.id}${done}`);
 }
 
 /** `sluice deny ID`: the sheet's Deny. */

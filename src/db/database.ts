@@ -8,6 +8,8 @@ export type ResultSet = {
   columns: Column[];
   rows: unknown[][];
   truncated: boolean;
+  /** Rows a write changed; 0 for a read. */
+  rowsAffected: number;
 };
 
 export type ReadOptions = {
@@ -89,6 +91,8 @@ export interface Database {
   explain(sql: string, signal: AbortSignal): Promise<ResultSet>;
   /** Runs one statement the caller has classified as a read; the engine refuses it if it writes. */
   read(sql: string, options: ReadOptions): Promise<ResultSet>;
+  /** Runs one statement that writes, once the user has consented to exactly this statement. */
+  write(sql: string, options: ReadOptions): Promise<ResultSet>;
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet>;
   close(): Promise<void>;
 }

@@ -10,12 +10,15 @@ import type { QueryHistory } from '../db/queryHistory.js';
 import { type ModernMeta, readEra, type TraceContext } from '../protocol/era.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { checkHeaderMirror } from '../protocol/headerMirror.js';
-import { parseJson, parseMessage, type RequestId, requestIdOf } from '../protocol/jsonrpc.js';
+import { type Params, parseJson, parseMessage, type RequestId, requestIdOf } from '../protocol/jsonrpc.js';
 import { errorResponse, finishModernResult, resultResponse } from '../protocol/wire.js';
 import { readBody } from './body.js';
 import { ProgressStream } from './progressStream.js';
 import { HANDLER_DEADLINE_MS } from '../../machines/inflightRequest.js';
+import type { ConsentDialogs } from '../app/consentDialogs.js';
 import type { InflightRequests } from '../app/inflightRequests.js';
+import type { RequestStateSigner } from '../auth/requestState.js';
+import { createConsent } from '../capabilities/consent.js';
 import { sendEmpty, sendJson } from './respond.js';
 
 /** What a trace hook hears at the end of each request; never a token, a statement or a result. */
@@ -42,6 +45,8 @@ export type McpEndpointDeps = {
   requests: InflightRequests;
   onRequestEnd?: (trace: RequestTrace) => void;
   audit(entry: ActivityEntry): void;
+  signer: RequestStateSigner;
+  dialogs: ConsentDialogs;
 };
 
 const methodNotFound = (method: string) =>
@@ -113,7 +118,7 @@ export async function handleMcpPost(
       method: message.method,
       deadlineMs: HANDLER_DEADLINE_MS,
       connected: () => !closed,
-      work: (signal) => spec.handle(message.params, callContext(deps, caller, era, signal, stream)),
+      work: (signal) => spec.handle(message.params, callContext(deps, caller, era, message, signal, stream)),
     });
     if (!outcome.ok) throw outcome.error;
     const result = finishModernResult(message.method, message.params, outcome.result);
@@ -158,10 +163,21 @@ function callContext(
   deps: McpEndpointDeps,
   principal: Principal,
   era: ModernMeta,
+  message: { method: string; params: Params },
   signal: AbortSignal,
   stream: ProgressStream | undefined,
 ): CallContext {
   return {
+    consent: createConsent({
+      principal,
+      clientName: era.clientInfo?.name,
+      clientCapabilities: era.clientCapabilities,
+      method: message.method,
+      params: message.params,
+      signer: deps.signer,
+      dialogs: deps.dialogs,
+      signal,
+    }),
     principal,
     catalog: deps.catalog,
     history: deps.history,

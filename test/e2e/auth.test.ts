@@ -59,14 +59,6 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 const toolNames = (result: Record<string, any>) => (result.tools as { name: string }[]).map((t) => t.name);
 
-/** Asserts a tool error result and returns its text. */
-function toolErrorText(res: RawResponse): string {
-  expect(res.status).toBe(200);
-  expect(res.json.result).toMatchObject({ isError: true, resultType: 'complete' });
-  expect(res.json.result.content).toHaveLength(1);
-  return res.json.result.content[0].text as string;
-}
-
 /** Asserts a successful tool result and returns its structured content. */
 function toolOutput(res: RawResponse, id: unknown = 1): Record<string, any> {
   const result = expectModernSuccess(res, id);
@@ -270,14 +262,14 @@ describe('bearer authentication, scopes and the activity log (demo connection)',
       expect(challenge).toContain('error="insufficient_scope"');
     });
 
-    it('readWrite: a write on a readWrite connection → tool error `unsupported: ` (consent not built yet)', async () => {
+    it('readWrite: a write on a readWrite connection passes the scope check and asks for consent', async () => {
       const res = await callTool(
         app,
         'execute_query',
         { connection_id: 'demo', sql: 'UPDATE books SET title = title WHERE id = 1' },
-        { headers: readWrite.headers },
+        { headers: readWrite.headers, extraMeta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } },
       );
-      expect(toolErrorText(res)).toMatch(/^unsupported: /);
+      expect(res.json.result.resultType).toBe('input_required');
     });
 
     it('readWrite: confirm_destructive_operation → 403 -33007 with admin in requiredScopes', async () => {
@@ -303,14 +295,14 @@ describe('bearer authentication, scopes and the activity log (demo connection)',
       expect(error.data?.requiredScopes).toEqual(expect.arrayContaining(['admin', 'tools:write']));
     });
 
-    it('fullAccess: confirm_destructive_operation with DROP TABLE books → `unsupported: `, and books survives', async () => {
+    it('fullAccess: confirm_destructive_operation with DROP TABLE books asks for consent first, and books survives', async () => {
       const res = await callTool(
         app,
         'confirm_destructive_operation',
         { connection_id: 'demo', sql: 'DROP TABLE books' },
-        { headers: fullAccess.headers },
+        { headers: fullAccess.headers, extraMeta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } },
       );
-      expect(toolErrorText(res)).toMatch(/^unsupported: /);
+      expect(res.json.result.resultType).toBe('input_required');
       const out = toolOutput(
         await callTool(app, 'count_rows', { connection_id: 'demo', table: 'books', exact: true }, { headers: fullAccess.headers }),
       );
@@ -538,15 +530,15 @@ describe('connection gates: allowlist, external access and AI policy', () => {
     expectRpcError(res, 403, -33007, 1);
   });
 
-  it('a readWrite token writing on a (external access readWrite) → `unsupported: ` (consent not built yet)', async () => {
+  it('a readWrite token writing on a (external access readWrite) is asked for consent', async () => {
     const token = mint(app, 'readWrite', { connections: ['a'] });
     const res = await callTool(
       app,
       'execute_query',
       { connection_id: 'a', sql: "INSERT INTO items_a (label) VALUES ('two')" },
-      { headers: token.headers },
+      { headers: token.headers, extraMeta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } },
     );
-    expect(toolErrorText(res)).toMatch(/^unsupported: /);
+    expect(res.json.result.resultType).toBe('input_required');
   });
 });
 

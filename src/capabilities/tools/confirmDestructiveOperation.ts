@@ -1,8 +1,8 @@
-import { requireWritable } from '../../auth/access.js';
 import { classifyStatement } from '../../db/classify.js';
 import { ToolError } from '../../protocol/errors.js';
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
 import { resultSetSchema } from '../resultSet.js';
+import { runStatement } from '../runStatement.js';
 import type { Tool } from '../types.js';
 import { MAX_SQL_BYTES } from './executeQuery.js';
 
@@ -31,18 +31,18 @@ export const confirmDestructiveOperation: Tool<Args> = {
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   scopes: ['tools:write', 'admin'],
   async run(args, ctx) {
-    const { connection } = useConnection(ctx, args.connection_id);
-    requireWritable(connection);
+    const { connection, db } = useConnection(ctx, args.connection_id);
     const { kind } = classifyStatement(args.sql);
     if (kind !== 'destructive') {
-      throw new ToolError(
-        'invalid_argument',
-        `this is a ${kind} statement, not a destructive one: use execute_query`,
-      );
+      throw new ToolError('invalid_argument', `this is a ${kind} statement, not a destructive one: use execute_query`);
     }
-    throw new ToolError(
-      'unsupported',
-      'destructive statements need the user’s consent, which this version of Sluice cannot ask for yet',
-    );
+    return runStatement(ctx, connection, db, {
+      tool: 'confirm_destructive_operation',
+      sql: args.sql,
+      kind,
+      params: [],
+      maxRows: 500,
+      timeoutMs: 30_000,
+    });
   },
 };

@@ -1,12 +1,10 @@
-import type { SavedConnection } from '../../app/config.js';
-import { requireScopes, requireWritable } from '../../auth/access.js';
+import { requireScopes } from '../../auth/access.js';
 import { classifyStatement } from '../../db/classify.js';
-import { SqliteFailure } from '../../db/sqlite/processPool.js';
 import { ToolError } from '../../protocol/errors.js';
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
-import { fromDriverError } from '../dbErrors.js';
-import { resultSetSchema, toResultSet } from '../resultSet.js';
-import type { CallContext, Tool } from '../types.js';
+import { resultSetSchema } from '../resultSet.js';
+import { runStatement } from '../runStatement.js';
+import type { Tool } from '../types.js';
 
 type Args = {
   connection_id: string;
@@ -17,22 +15,6 @@ type Args = {
 };
 
 export const MAX_SQL_BYTES = 100 * 1024;
-
-/** Writes need `tools:write` and the user's consent; until consent is built they are `unsupported`. */
-function refuseWrite(ctx: CallContext, connection: SavedConnection, kind: string): never {
-  requireScopes(ctx.principal, ['tools:read', 'tools:write']);
-  requireWritable(connection);
-  if (kind === 'destructive') {
-    throw new ToolError(
-      'unsupported',
-      'DROP, TRUNCATE and DELETE without WHERE run only through confirm_destructive_operation',
-    );
-  }
-  throw new ToolError(
-    'unsupported',
-    'statements that write need the user’s consent, which this version of Sluice cannot ask for yet',
-  );
-}
 
 export const executeQuery: Tool<Args> = {
   name: 'execute_query',
@@ -74,33 +56,17 @@ export const executeQuery: Tool<Args> = {
     }
     const { connection, db } = useConnection(ctx, args.connection_id);
     const { kind } = classifyStatement(args.sql);
-    if (kind !== 'read') refuseWrite(ctx, connection, kind);
-
-    ctx.progress(0.3, 1, `Running on ${connection.name}`);
-    const started = performance.now();
-    const record = (outcome: 'success' | 'error', rowCount: number) =>
-      ctx.history.record(connection.id, {
-        sql: args.sql,
-        statement_kind: kind,
-        executed_at: new Date().toISOString(),
-        duration_ms: Math.round(performance.now() - started),
-        row_count: rowCount,
-        outcome,
-      });
-    try {
-      const result = await db.read(args.sql, {
-        params: params.map((p) => (typeof p === 'boolean' ? Number(p) : p)),
-        maxRows: args.max_rows ?? 500,
-        timeoutMs: (args.timeout_seconds ?? 30) * 1000,
-        signal: ctx.signal,
-      });
-      record('success', result.rows.length);
-      ctx.progress(1, 1, `${result.rows.length} row(s)`);
-      return toResultSet(result, kind, performance.now() - started);
-    } catch (error) {
-      record('error', 0);
-      if (error instanceof SqliteFailure && error.code === 'not_read_only') refuseWrite(ctx, connection, 'write');
-      throw fromDriverError(error);
+    if (kind === 'destructive') {
+      requireScopes(ctx.principal, ['tools:read', 'tools:write']);
+      throw new ToolError('unsupported', 'DROP, TRUNCATE and DELETE without WHERE run only through confirm_destructive_operation');
     }
+    return runStatement(ctx, connection, db, {
+      tool: 'execute_query',
+      sql: args.sql,
+      kind,
+      params: params.map((p) => (typeof p === 'boolean' ? Number(p) : p)),
+      maxRows: args.max_rows ?? 500,
+      timeoutMs: (args.timeout_seconds ?? 30) * 1000,
+    });
   },
 };

@@ -4,7 +4,7 @@ import PQueue from 'p-queue';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import type { ResultSet } from '../database.js';
 
-export type SqliteRead = { sql: string; params: unknown[]; maxRows: number };
+export type SqliteStatement = { mode: 'read' | 'write'; sql: string; params: unknown[]; maxRows: number };
 
 type Reply =
   | ({ id: number; ok: true } & ResultSet)
@@ -41,7 +41,7 @@ export class SqliteProcessPool {
     this.#queue = new PQueue({ concurrency: size });
   }
 
-  read(request: SqliteRead, signal: AbortSignal, timeoutMs: number): Promise<ResultSet> {
+  run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet> {
     return this.#queue.add(() => this.#run(request, signal, timeoutMs), { signal });
   }
 
@@ -64,7 +64,7 @@ export class SqliteProcessPool {
     return child;
   }
 
-  #run(request: SqliteRead, signal: AbortSignal, timeoutMs: number): Promise<ResultSet> {
+  #run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet> {
     signal.throwIfAborted();
     const child = this.#idle.pop() ?? this.#spawn();
     this.#busy.add(child);
@@ -86,7 +86,9 @@ export class SqliteProcessPool {
       const onMessage = (reply: Reply) => {
         if (reply.id !== id) return;
         settle(true);
-        if (reply.ok) resolve({ columns: reply.columns, rows: reply.rows, truncated: reply.truncated });
+        if (reply.ok) {
+          resolve({ columns: reply.columns, rows: reply.rows, truncated: reply.truncated, rowsAffected: reply.rowsAffected });
+        }
         else reject(new SqliteFailure(reply.error.code, reply.error.message));
       };
       const onAbort = () => {

@@ -23,15 +23,11 @@ function toWire(value) {
 }
 
 /**
- * Runs one read. SQLite itself is the last word on "read": a statement it does not call read-only, or
- * that returns no rows (transaction control, pragma assignments), is refused here.
- * @param {{ sql: string, params: unknown[], maxRows: number }} request
+ * @param {import('better-sqlite3').Statement} stmt
+ * @param {unknown[]} params
+ * @param {number} maxRows
  */
-function read({ sql, params, maxRows }) {
-  const stmt = db.prepare(sql);
-  if (!stmt.readonly || !stmt.reader) {
-    return { ok: false, error: { code: 'not_read_only', message: 'the statement is not a read' } };
-  }
+function collect(stmt, params, maxRows) {
   stmt.safeIntegers(true);
   const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
   const rows = [];
@@ -43,15 +39,49 @@ function read({ sql, params, maxRows }) {
     }
     rows.push(/** @type {unknown[]} */ (row).map(toWire));
   }
-  return { ok: true, columns, rows, truncated };
+  return { columns, rows, truncated };
+}
+
+/**
+ * Runs one read. SQLite itself is the last word on "read": a statement it does not call read-only, or
+ * that returns no rows (transaction control, pragma assignments), is refused here.
+ * @param {{ sql: string, params: unknown[], maxRows: number }} request
+ */
+function read({ sql, params, maxRows }) {
+  const stmt = db.prepare(sql);
+  if (!stmt.readonly || !stmt.reader) {
+    return { ok: false, error: { code: 'not_read_only', message: 'the statement is not a read' } };
+  }
+  return { ok: true, ...collect(stmt, params, maxRows), rowsAffected: 0 };
+}
+
+/**
+ * Runs one statement the user consented to, the only time this connection leaves query_only.
+ * @param {{ sql: string, params: unknown[], maxRows: number }} request
+ */
+function write({ sql, params, maxRows }) {
+  db.pragma('query_only = OFF');
+  try {
+    const stmt = db.prepare(sql);
+    if (stmt.reader) {
+      const before = db.prepare('SELECT total_changes()').pluck().get();
+      const result = collect(stmt, params, maxRows);
+      const after = db.prepare('SELECT total_changes()').pluck().get();
+      return { ok: true, ...result, rowsAffected: Number(after) - Number(before) };
+    }
+    const info = stmt.run(...params);
+    return { ok: true, columns: [], rows: [], truncated: false, rowsAffected: info.changes };
+  } finally {
+    db.pragma('query_only = ON');
+  }
 }
 
 process.on(
   'message',
-  (/** @type {{ id: number, sql: string, params: unknown[], maxRows: number }} */ request) => {
+  (/** @type {{ id: number, mode: 'read' | 'write', sql: string, params: unknown[], maxRows: number }} */ request) => {
     let reply;
     try {
-      reply = read(request);
+      reply = request.mode === 'write' ? write(request) : read(request);
     } catch (error) {
       const err = /** @type {{ message?: string, code?: string }} */ (error);
       reply = {

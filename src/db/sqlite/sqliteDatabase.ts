@@ -29,7 +29,7 @@ export class SqliteDatabase implements Database {
   }
 
   async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
-    const result = await this.#pool.read({ sql, params, maxRows: 100_000 }, signal, INTROSPECTION_TIMEOUT_MS);
+    const result = await this.#pool.run({ mode: 'read', sql, params, maxRows: 100_000 }, signal, INTROSPECTION_TIMEOUT_MS);
     return result.rows;
   }
 
@@ -170,19 +170,21 @@ export class SqliteDatabase implements Database {
   }
 
   explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
-    return this.#pool.read(
-      { sql: `EXPLAIN QUERY PLAN ${sql}`, params: [], maxRows: 10_000 },
-      signal,
-      INTROSPECTION_TIMEOUT_MS,
-    );
+    const request = { mode: 'read' as const, sql: `EXPLAIN QUERY PLAN ${sql}`, params: [], maxRows: 10_000 };
+    return this.#pool.run(request, signal, INTROSPECTION_TIMEOUT_MS);
   }
 
   read(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return this.#pool.read(
-      { sql, params: options.params ?? [], maxRows: options.maxRows },
-      options.signal,
-      options.timeoutMs,
-    );
+    return this.#statement('read', sql, options);
+  }
+
+  write(sql: string, options: ReadOptions): Promise<ResultSet> {
+    return this.#statement('write', sql, options);
+  }
+
+  #statement(mode: 'read' | 'write', sql: string, options: ReadOptions): Promise<ResultSet> {
+    const request = { mode, sql, params: options.params ?? [], maxRows: options.maxRows };
+    return this.#pool.run(request, options.signal, options.timeoutMs);
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {

@@ -1,0 +1,63 @@
+import type { SavedConnection } from '../app/config.js';
+import { requireScopes, requireWritable } from '../auth/access.js';
+import type { StatementKind } from '../db/classify.js';
+import type { Database } from '../db/database.js';
+import { SqliteFailure } from '../db/sqlite/processPool.js';
+import { fromDriverError } from './dbErrors.js';
+import { toResultSet } from './resultSet.js';
+import type { CallContext } from './types.js';
+
+export type Statement = {
+  tool: string;
+  sql: string;
+  kind: StatementKind;
+  params: unknown[];
+  maxRows: number;
+  timeoutMs: number;
+};
+
+/** A write needs `tools:write`, a connection that allows writes, and the user's consent to this statement. */
+async function authorizeWrite(ctx: CallContext, connection: SavedConnection, statement: Statement): Promise<void> {
+  requireScopes(ctx.principal, ['tools:read', 'tools:write']);
+  requireWritable(connection);
+  await ctx.consent({ connection, tool: statement.tool, statement: statement.sql, statementKind: statement.kind });
+}
+
+/**
+ * Runs a classified statement: reads at once, writes once authorised. A "read" the engine calls a
+ * write is authorised as a write before it runs. Progress 0.3 when it starts, 1 when it is done; the
+ * statement goes into the connection's history.
+ */
+export async function runStatement(ctx: CallContext, connection: SavedConnection, db: Database, statement: Statement) {
+  if (statement.kind !== 'read') await authorizeWrite(ctx, connection, statement);
+  ctx.progress(0.3, 1, `Running on ${connection.name}`);
+  const started = performance.now();
+  const options = { params: statement.params, maxRows: statement.maxRows, timeoutMs: statement.timeoutMs, signal: ctx.signal };
+  const record = (outcome: 'success' | 'error', rowCount: number, kind: StatementKind) =>
+    ctx.history.record(connection.id, {
+      sql: statement.sql,
+      statement_kind: kind,
+      executed_at: new Date().toISOString(),
+      duration_ms: Math.round(performance.now() - started),
+      row_count: rowCount,
+      outcome,
+    });
+  let kind = statement.kind;
+  try {
+    let result;
+    try {
+      result = kind === 'read' ? await db.read(statement.sql, options) : await db.write(statement.sql, options);
+    } catch (error) {
+      if (!(error instanceof SqliteFailure && error.code === 'not_read_only')) throw error;
+      kind = 'write';
+      await authorizeWrite(ctx, connection, { ...statement, kind });
+      result = await db.write(statement.sql, options);
+    }
+    record('success', result.rows.length, kind);
+    ctx.progress(1, 1, kind === 'read' ? `${result.rows.length} row(s)` : `${result.rowsAffected} row(s) affected`);
+    return toResultSet(result, kind, performance.now() - started);
+  } catch (error) {
+    record('error', 0, kind);
+    throw fromDriverError(error);
+  }
+}
