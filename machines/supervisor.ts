@@ -1,6 +1,7 @@
 import { type AnyActorRef, assertEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
 import { type ConsentInput, consentMachine } from './consent.js';
 import { type InflightInput, inflightRequestMachine } from './inflightRequest.js';
+import { type SubscriptionInput, subscriptionMachine } from './subscription.js';
 import { type PairingCodeInput, pairingCodeMachine } from './pairingCode.js';
 import { type PairingRequestInput, pairingRequestMachine } from './pairingRequest.js';
 
@@ -9,6 +10,7 @@ export type SupervisorEvent =
   | { type: 'code.issue'; input: PairingCodeInput }
   | { type: 'request.start'; key: string; input: InflightInput }
   | { type: 'consent.ask'; input: ConsentInput }
+  | { type: 'subscription.start'; key: string; input: SubscriptionInput }
   | { type: 'request.cancel'; principalId: string; requestId: string | number }
   | { type: 'token.revoked'; principalId: string }
   | { type: 'server.stopping' };
@@ -18,18 +20,22 @@ export const pairingRequestId = (id: string) => `pairingRequest:${id}`;
 export const pairingCodeId = (code: string) => `pairingCode:${code}`;
 export const inflightRequestId = (key: string) => `inflightRequest:${key}`;
 export const consentId = (id: string) => `consent:${id}`;
+export const subscriptionId = (key: string) => `subscription:${key}`;
 
-/** The running requests among the children, with their input (caller and request id). */
-function requests(children: Record<string, AnyActorRef | undefined>): [AnyActorRef, InflightInput][] {
+type Caller = Pick<InflightInput, 'principalId' | 'requestId'>;
+
+/** The running requests and open subscriptions among the children, with their caller and request id. */
+function requests(children: Record<string, AnyActorRef | undefined>): [AnyActorRef, Caller][] {
   return Object.entries(children)
-    .filter(([id]) => id.startsWith(inflightRequestId('')))
-    .map(([, child]) => [child as AnyActorRef, (child as AnyActorRef).getSnapshot().context as InflightInput]);
+    .filter(([id]) => id.startsWith(inflightRequestId('')) || id.startsWith(subscriptionId('')))
+    .map(([, child]) => [child as AnyActorRef, (child as AnyActorRef).getSnapshot().context as Caller]);
 }
 
 export type ChildDone = { type: `xstate.done.actor.${string}`; actorId: string; output?: unknown };
 
 /**
- * The root of the actor system: spawns pairing requests, codes and in-flight requests; routes
+ * The root of the actor system: spawns pairing requests, codes, in-flight requests, consent dialogs and
+ * subscriptions; routes
  * cancellation by (caller, request id), fans a revoked token out to its requests, ends every request
  * when the server stops; reports each child that reaches a final state (`childDone`, provided by the
  * application) and stops it at once, so the live-actor count returns to its baseline.
@@ -41,6 +47,7 @@ export const supervisorMachine = setup({
     pairingCode: pairingCodeMachine,
     inflightRequest: inflightRequestMachine,
     consent: consentMachine,
+    subscription: subscriptionMachine,
   },
   actions: { childDone: (_, _done: ChildDone) => {} },
 }).createMachine({
@@ -81,6 +88,15 @@ export const supervisorMachine = setup({
             id: ({ event }) => consentId(event.input.id),
             input: ({ event }) => {
               assertEvent(event, 'consent.ask');
+              return event.input;
+            },
+          }),
+        },
+        'subscription.start': {
+          actions: spawnChild('subscription', {
+            id: ({ event }) => subscriptionId(event.key),
+            input: ({ event }) => {
+              assertEvent(event, 'subscription.start');
               return event.input;
             },
           }),

@@ -26,6 +26,7 @@ import { type AppClock, systemClock } from './clock.js';
 import { controlHandlers } from './controlHandlers.js';
 import { ConsentDialogs } from './consentDialogs.js';
 import { InflightRequests } from './inflightRequests.js';
+import { Subscriptions } from './subscriptions.js';
 import { assertNotRunning, startControlServer } from './controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
 import { removeHandshake, writeHandshake } from './handshake.js';
@@ -129,6 +130,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         requests,
         signer: new RequestStateSigner(() => clock.now()),
         dialogs,
+        subscriptions: new Subscriptions(supervisor, catalog, clock),
         audit,
         ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
       },
@@ -140,6 +142,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   const control = await startControlServer(
     dataDir,
     controlHandlers({
+      catalog,
+      dataDir,
       tokens,
       pairing,
       dialogs,

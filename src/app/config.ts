@@ -23,8 +23,8 @@ export const CONFIG_FILE = 'config.json';
 
 export class ConfigError extends Error {}
 
-function parseConnection(value: unknown, index: number): SavedConnection {
-  const where = `${CONFIG_FILE}: connections[${index}]`;
+/** Validates one saved connection (from the file, or from `sluice connections add`). */
+export function parseConnection(value: unknown, where: string): SavedConnection {
   if (!isPlainObject(value)) throw new ConfigError(`${where} must be an object`);
   const {
     id,
@@ -71,7 +71,7 @@ export function readConfig(dataDir: string): Config | undefined {
   if (!isPlainObject(raw) || !Array.isArray(raw.connections)) {
     throw new ConfigError(`${file} must be an object with a "connections" array`);
   }
-  const connections = raw.connections.map(parseConnection);
+  const connections = raw.connections.map((c, index) => parseConnection(c, `${CONFIG_FILE}: connections[${index}]`));
   const ids = new Set(connections.map((c) => c.id));
   if (ids.size !== connections.length) throw new ConfigError(`${file}: connection ids must be unique`);
   return { connections };

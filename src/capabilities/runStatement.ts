@@ -54,6 +54,7 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
       result = await db.write(statement.sql, options);
     }
     record('success', result.rows.length, kind);
+    if (kind === 'ddl' || kind === 'destructive') ctx.catalog.changes.emit({ type: 'schema', connectionId: connection.id });
     ctx.progress(1, 1, kind === 'read' ? `${result.rows.length} row(s)` : `${result.rowsAffected} row(s) affected`);
     return toResultSet(result, kind, performance.now() - started);
   } catch (error) {

@@ -2,6 +2,7 @@
 import { ConfigError } from '../app/config.js';
 import { activity } from './activity.js';
 import { approvals, approve, deny } from './approvals.js';
+import { connections } from './connections.js';
 import { callControl, isRunning } from './controlClient.js';
 import { supportDirOf } from './dataDirOption.js';
 import { openUrl } from './openUrl.js';
@@ -28,6 +29,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
   deny,
   pair,
   server: serverSwitch,
+  connections,
 };
 
 const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
@@ -38,6 +40,7 @@ const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
   approvals [--json] | approve ID [--level L] [--connections …] [--expires D] | deny ID
   pair --client NAME [--scopes LEVEL] [--print-token]   the reference pairing client
   server on|off|status                              switch the MCP server (off: -33006)
+  connections list [--json] | connections add --name N --sqlite PATH [--id ID] [--external-access L] [--ai-policy P]
   activity [--json] [--limit N] [--category C] [--verify]`;
 
 async function main(argv: string[]): Promise<number> {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { SavedConnection } from '../app/config.js';
 import { ToolError } from '../protocol/errors.js';
+import { ChangeFeed } from './changeFeed.js';
 import type { Database } from './database.js';
 import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
 
@@ -8,6 +9,8 @@ import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
 export class ConnectionCatalog {
   readonly #connections: Map<string, SavedConnection>;
   readonly #open = new Map<string, Database>();
+  /** Schema changes made through Sluice, and changes to the set of connections. */
+  readonly changes = new ChangeFeed();
 
   constructor(connections: SavedConnection[]) {
     this.#connections = new Map(connections.map((c) => [c.id, c]));
@@ -19,6 +22,13 @@ export class ConnectionCatalog {
 
   get(id: string): SavedConnection | undefined {
     return this.#connections.get(id);
+  }
+
+  /** Saves a new connection; subscribers hear that the set of connections changed. */
+  add(connection: SavedConnection): void {
+    if (this.#connections.has(connection.id)) throw new Error(`a connection with id "${connection.id}" exists already`);
+    this.#connections.set(connection.id, connection);
+    this.changes.emit({ type: 'connections' });
   }
 
   database(connection: SavedConnection): Database {

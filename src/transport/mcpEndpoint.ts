@@ -13,10 +13,12 @@ import { checkHeaderMirror } from '../protocol/headerMirror.js';
 import { type Params, parseJson, parseMessage, type RequestId, requestIdOf } from '../protocol/jsonrpc.js';
 import { errorResponse, finishModernResult, resultResponse } from '../protocol/wire.js';
 import { readBody } from './body.js';
+import { handleListen } from './listenStream.js';
 import { ProgressStream } from './progressStream.js';
 import { HANDLER_DEADLINE_MS } from '../../machines/inflightRequest.js';
 import type { ConsentDialogs } from '../app/consentDialogs.js';
 import type { InflightRequests } from '../app/inflightRequests.js';
+import type { Subscriptions } from '../app/subscriptions.js';
 import type { RequestStateSigner } from '../auth/requestState.js';
 import { createConsent } from '../capabilities/consent.js';
 import { sendEmpty, sendJson } from './respond.js';
@@ -47,6 +49,7 @@ export type McpEndpointDeps = {
   audit(entry: ActivityEntry): void;
   signer: RequestStateSigner;
   dialogs: ConsentDialogs;
+  subscriptions: Subscriptions;
 };
 
 const methodNotFound = (method: string) =>
@@ -104,6 +107,11 @@ export async function handleMcpPost(
 
     principal = await deps.authenticate(req);
     trace.principalId = principal.id;
+    // A subscription is a stream, not a request: no rate limit, no deadline, no method-table handler.
+    if (message.method === 'subscriptions/listen') {
+      await handleListen(res, headers, deps.subscriptions, principal, message, () => !closed);
+      return;
+    }
     release = await deps.limits.admit(principal.id);
     const spec = deps.methods[message.method];
     if (!spec) throw methodNotFound(message.method);

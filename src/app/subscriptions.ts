@@ -1,0 +1,129 @@
+import type { Actor } from 'xstate';
+import type { SubscriptionCloseReason } from '../../machines/subscription.js';
+import { type supervisorMachine } from '../../machines/supervisor.js';
+import { canUseConnection } from '../auth/access.js';
+import type { Principal } from '../auth/principal.js';
+import { connectionUri } from '../capabilities/resources/uri.js';
+import type { Change } from '../db/changeFeed.js';
+import type { ConnectionCatalog } from '../db/connectionCatalog.js';
+import type { AppClock } from './clock.js';
+
+/** How often the schema of a subscribed connection is checked for changes made outside Sluice. */
+export const SCHEMA_POLL_MS = 5_000;
+
+export type Honoured = { resourcesListChanged?: true; resourceSubscriptions?: string[] };
+
+export type ListenOptions = {
+  principal: Principal;
+  requestId: string | number;
+  honoured: Honoured;
+  connected: () => boolean;
+  keepAlive: () => void;
+  notify: (method: string, params: Record<string, unknown>) => void;
+};
+
+const schemaUri = (connectionId: string) => connectionUri(connectionId, 'schema');
+
+/**
+ * `subscriptions/listen` streams as `subscription` actors. Each hears schema changes of the connections
+ * it subscribed to (made through Sluice at once; made elsewhere within 5 s) and changes to the set of
+ * connections its caller can see.
+ */
+export class Subscriptions {
+  readonly #supervisor: Actor<typeof supervisorMachine>;
+  readonly #catalog: ConnectionCatalog;
+  readonly #clock: AppClock;
+  #sequence = 0;
+
+  constructor(supervisor: Actor<typeof supervisorMachine>, catalog: ConnectionCatalog, clock: AppClock) {
+    this.#supervisor = supervisor;
+    this.#catalog = catalog;
+    this.#clock = clock;
+  }
+
+  /** What of a request can be honoured: list changes, and schema URIs of connections the caller can see. */
+  honour(principal: Principal, requested: { resourcesListChanged?: unknown; resourceSubscriptions?: string[] }): Honoured {
+    const visible = new Set(this.#visible(principal));
+    const uris = (requested.resourceSubscriptions ?? []).filter((uri) =>
+      [...visible].some((id) => schemaUri(id) === uri),
+    );
+    return {
+      ...(requested.resourcesListChanged === true ? { resourcesListChanged: true } : {}),
+      ...(uris.length > 0 ? { resourceSubscriptions: [...new Set(uris)] } : {}),
+    };
+  }
+
+  #visible(principal: Principal): string[] {
+    return this.#catalog
+      .all()
+      .filter((c) => canUseConnection(principal, c))
+      .map((c) => c.id);
+  }
+
+  listen(options: ListenOptions): Promise<SubscriptionCloseReason> {
+    const { principal, honoured, notify } = options;
+    const watched = new Set((honoured.resourceSubscriptions ?? []).map((uri) => uri.split('/')[3] as string));
+    let visible = this.#visible(principal).join('\n');
+    // The schema version each watched connection had when last seen; a change through Sluice re-baselines it.
+    const versions = new Map<string, unknown>();
+    const schemaChanged = (connectionId: string) =>
+      notify('notifications/resources/updated', { uri: schemaUri(connectionId) });
+    const onChange = (change: Change) => {
+      if (change.type === 'schema' && watched.has(change.connectionId)) {
+        versions.delete(change.connectionId);
+        schemaChanged(change.connectionId);
+      } else if (change.type === 'connections' && honoured.resourcesListChanged) {
+        const now = this.#visible(principal).join('\n');
+        if (now !== visible) notify('notifications/resources/list_changed', {});
+        visible = now;
+      }
+    };
+    const stopListening = this.#catalog.changes.subscribe(onChange);
+    const stopPolling = this.#pollSchemas([...watched], versions, schemaChanged);
+    return new Promise((resolve) => {
+      this.#sequence += 1;
+      this.#supervisor.send({
+        type: 'subscription.start',
+        key: String(this.#sequence),
+        input: {
+          principalId: principal.id,
+          requestId: options.requestId,
+          connected: options.connected,
+          keepAlive: options.keepAlive,
+          settle: (reason) => {
+            stopListening();
+            stopPolling();
+            resolve(reason);
+          },
+        },
+      });
+    });
+  }
+
+  /** Notices schema changes made outside Sluice by watching SQLite's schema version. */
+  #pollSchemas(connectionIds: string[], versions: Map<string, unknown>, changed: (id: string) => void): () => void {
+    if (connectionIds.length === 0) return () => {};
+    const controller = new AbortController();
+    let timer: unknown;
+    const check = async () => {
+      for (const id of connectionIds) {
+        const connection = this.#catalog.get(id);
+        if (!connection || controller.signal.aborted) continue;
+        const result = await this.#catalog
+          .database(connection)
+          .read('SELECT schema_version FROM pragma_schema_version', { maxRows: 1, timeoutMs: 5_000, signal: controller.signal })
+          .catch(() => undefined);
+        const version = result?.rows[0]?.[0];
+        if (version === undefined) continue;
+        if (versions.has(id) && versions.get(id) !== version) changed(id);
+        versions.set(id, version);
+      }
+      if (!controller.signal.aborted) timer = this.#clock.setTimeout(() => void check(), SCHEMA_POLL_MS);
+    };
+    void check();
+    return () => {
+      controller.abort();
+      this.#clock.clearTimeout(timer);
+    };
+  }
+}

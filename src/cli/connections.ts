@@ -1,0 +1,68 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { aiPolicies, externalAccessLevels, parseConnection, type SavedConnection, writeConfig } from '../app/config.js';
+import { loadOrCreateConfig } from '../app/demo.js';
+import { callControl, isRunning } from './controlClient.js';
+import { dataDirOption, supportDirOf } from './dataDirOption.js';
+import { UsageError } from './usageError.js';
+
+const USAGE =
+  'usage: sluice connections list [--json] | connections add --name NAME --sqlite PATH [--id ID] ' +
+  `[--external-access ${externalAccessLevels.join('|')}] [--ai-policy ${aiPolicies.join('|')}]`;
+
+const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 64) || 'connection';
+
+function table(connections: SavedConnection[]): string {
+  const rows = connections.map((c) => [c.id, c.name, c.engine, c.externalAccess, c.aiPolicy, c.path]);
+  const all = [['ID', 'NAME', 'ENGINE', 'EXTERNAL ACCESS', 'AI POLICY', 'PATH'], ...rows];
+  const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  return all.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+/** `sluice connections list|add`: saved connections; the running application is told at once. */
+export async function connections(argv: string[]): Promise<void> {
+  const [action, ...rest] = argv;
+  const dataDir = supportDirOf(argv);
+  const running = await isRunning(dataDir);
+  if (action === 'list') {
+    const { values } = parseArgs({ args: rest, options: { ...dataDirOption, json: { type: 'boolean' } }, strict: true });
+    const list = running
+      ? ((await callControl(dataDir, 'connections.list')) as SavedConnection[])
+      : loadOrCreateConfig(dataDir).connections;
+    process.stdout.write(values.json ? `${JSON.stringify(list, null, 2)}\n` : `${table(list)}\n`);
+    return;
+  }
+  if (action !== 'add') throw new UsageError(USAGE);
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      ...dataDirOption,
+      name: { type: 'string' },
+      id: { type: 'string' },
+      sqlite: { type: 'string' },
+      'external-access': { type: 'string', default: 'readOnly' },
+      'ai-policy': { type: 'string', default: 'askEachTime' },
+    },
+    strict: true,
+  });
+  if (!values.name || !values.sqlite) throw new UsageError(USAGE);
+  const candidate = {
+    id: values.id ?? slug(values.name),
+    name: values.name,
+    engine: 'sqlite',
+    path: resolve(values.sqlite),
+    externalAccess: values['external-access'],
+    aiPolicy: values['ai-policy'],
+  };
+  let connection: SavedConnection;
+  if (running) connection = (await callControl(dataDir, 'connections.add', candidate)) as SavedConnection;
+  else {
+    connection = parseConnection(candidate, 'the connection');
+    const config = loadOrCreateConfig(dataDir);
+    if (config.connections.some((c) => c.id === connection.id)) {
+      throw new Error(`a connection with id "${connection.id}" exists already (choose another with --id)`);
+    }
+    writeConfig(dataDir, { connections: [...config.connections, connection] });
+  }
+  process.stdout.write(`added ${connection.id}\n`);
+}
