@@ -5,15 +5,8 @@ import { consentId, type supervisorMachine } from '../../machines/supervisor.js'
 import type { AppClock } from './clock.js';
 
 /** A confirmation dialog as the console and `sluice approvals` show it. */
-export type ConsentDialog = {
-  id: string;
+export type ConsentDialog = Omit<ConsentInput, 'settle' | 'principalId' | 'createdAt'> & {
   kind: 'statement';
-  clientName: string;
-  connectionId: string;
-  connectionName: string;
-  tool: string;
-  statementKind: string;
-  statement: string;
   waitingSeconds: number;
 };
 

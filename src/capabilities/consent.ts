@@ -16,8 +16,12 @@ export class InputRequired extends Error {
 
 export type ConsentQuestion = { connection: SavedConnection; tool: string; statement: string; statementKind: string };
 
-/** Resolves once the user consented to this exact statement; otherwise throws why not. */
-export type Consent = (question: ConsentQuestion) => Promise<void>;
+export type Consent = {
+  /** A repeated call's `requestState` must be this server's, for this caller, method and parameters. */
+  checkRoundTrip(): Promise<void>;
+  /** Resolves once the user consented to this exact statement; otherwise throws why not. */
+  ask(question: ConsentQuestion): Promise<void>;
+};
 
 export type ConsentDeps = {
   principal: Principal;
@@ -56,9 +60,10 @@ function elicitation(question: ConsentQuestion, clientName: string | undefined) 
  */
 export function createConsent(deps: ConsentDeps): Consent {
   const binding = { principalId: deps.principal.id, method: deps.method, params: deps.params };
-  return async (question) => {
-    const { requestState, inputResponses } = deps.params;
-    if (requestState !== undefined || inputResponses !== undefined) {
+  const { requestState, inputResponses } = deps.params;
+  const repeated = requestState !== undefined || inputResponses !== undefined;
+  const ask = async (question: ConsentQuestion) => {
+    if (repeated) {
       await deps.signer.verify(requestState, binding);
       const answer = isPlainObject(inputResponses) ? inputResponses[CONSENT_KEY] : undefined;
       if (!isPlainObject(answer)) throw invalidParams(`inputResponses.${CONSENT_KEY} is missing`);
@@ -87,5 +92,11 @@ export function createConsent(deps: ConsentDeps): Consent {
       deps.signal,
     );
     if (answer !== 'approved') throw new ToolError('denied', 'the user denied the statement in Sluice');
+  };
+  return {
+    checkRoundTrip: async () => {
+      if (repeated) await deps.signer.verify(requestState, binding);
+    },
+    ask,
   };
 }

@@ -11,5 +11,5 @@ export function fromDriverError(error: unknown): ProtocolError | ToolError {
     const code = UNREACHABLE_CODES.has(error.code) ? 'not_connected' : 'query_failed';
     return new ToolError(code, redact(error.message));
   }
-  return new ToolError('internal_failure', 'the database driver failed unexpectedly');
+  return new ToolError('internal_failure', 'the tool failed unexpectedly');
 }

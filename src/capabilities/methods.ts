@@ -107,6 +107,7 @@ export function createMethodTable(
           throw invalidParams('params.arguments must be an object');
         }
         const args = validateArguments<Record<string, unknown>>(tool.inputSchema, params.arguments);
+        await ctx.consent.checkRoundTrip();
         const started = performance.now();
         const record = (outcome: ActivityOutcome, extra: { rows?: number; error?: string } = {}) =>
           ctx.audit({

@@ -1,7 +1,7 @@
 import type { SavedConnection } from '../app/config.js';
 import { requireScopes, requireWritable } from '../auth/access.js';
 import type { StatementKind } from '../db/classify.js';
-import type { Database } from '../db/database.js';
+import type { Database, ResultSet } from '../db/database.js';
 import { SqliteFailure } from '../db/sqlite/processPool.js';
 import { fromDriverError } from './dbErrors.js';
 import { toResultSet } from './resultSet.js';
@@ -20,7 +20,7 @@ export type Statement = {
 async function authorizeWrite(ctx: CallContext, connection: SavedConnection, statement: Statement): Promise<void> {
   requireScopes(ctx.principal, ['tools:read', 'tools:write']);
   requireWritable(connection);
-  await ctx.consent({ connection, tool: statement.tool, statement: statement.sql, statementKind: statement.kind });
+  await ctx.consent.ask({ connection, tool: statement.tool, statement: statement.sql, statementKind: statement.kind });
 }
 
 /**
@@ -42,23 +42,25 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
       row_count: rowCount,
       outcome,
     });
-  let kind = statement.kind;
-  try {
-    let result;
-    try {
-      result = kind === 'read' ? await db.read(statement.sql, options) : await db.write(statement.sql, options);
-    } catch (error) {
-      if (!(error instanceof SqliteFailure && error.code === 'not_read_only')) throw error;
-      kind = 'write';
-      await authorizeWrite(ctx, connection, { ...statement, kind });
-      result = await db.write(statement.sql, options);
-    }
-    record('success', result.rows.length, kind);
-    if (kind === 'ddl' || kind === 'destructive') ctx.catalog.changes.emit({ type: 'schema', connectionId: connection.id });
-    ctx.progress(1, 1, kind === 'read' ? `${result.rows.length} row(s)` : `${result.rowsAffected} row(s) affected`);
-    return toResultSet(result, kind, performance.now() - started);
-  } catch (error) {
+  const run = (kind: StatementKind) => (kind === 'read' ? db.read(statement.sql, options) : db.write(statement.sql, options));
+  const failed = (error: unknown, kind: StatementKind) => {
     record('error', 0, kind);
-    throw fromDriverError(error);
+    return fromDriverError(error);
+  };
+  let kind = statement.kind;
+  let result: ResultSet;
+  try {
+    result = await run(kind);
+  } catch (error) {
+    if (!(kind === 'read' && error instanceof SqliteFailure && error.code === 'not_read_only')) throw failed(error, kind);
+    kind = 'write';
+    await authorizeWrite(ctx, connection, { ...statement, kind });
+    result = await run(kind).catch((writeError: unknown) => {
+      throw failed(writeError, 'write');
+    });
   }
+  record('success', result.rows.length, kind);
+  if (kind === 'ddl' || kind === 'destructive') ctx.catalog.changes.emit({ type: 'schema', connectionId: connection.id });
+  ctx.progress(1, 1, kind === 'read' ? `${result.rows.length} row(s)` : `${result.rowsAffected} row(s) affected`);
+  return toResultSet(result, kind, performance.now() - started);
 }

@@ -20,7 +20,7 @@ export function stateCapturingPrompt(name: string): { module: CapabilityModules;
       const connection = ctx.catalog.get(args.connection_id ?? '');
       if (!connection) throw new Error(`no connection ${args.connection_id}`);
       try {
-        await ctx.consent({ connection, tool: name, statement: args.sql ?? '', statementKind: 'write' });
+        await ctx.consent.ask({ connection, tool: name, statement: args.sql ?? '', statementKind: 'write' });
       } catch (error) {
         if (!(error instanceof InputRequired)) throw error;
         return {
