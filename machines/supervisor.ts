@@ -1,6 +1,7 @@
-import { type AnyActorRef, assertEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
+import { type AnyActorRef, assign, assertEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
 import { type ConsentInput, consentMachine } from './consent.js';
 import { type InflightInput, inflightRequestMachine } from './inflightRequest.js';
+import { type LegacySessionInput, legacySessionMachine, MAX_LEGACY_SESSIONS } from './legacySession.js';
 import { type SubscriptionInput, subscriptionMachine } from './subscription.js';
 import { type PairingCodeInput, pairingCodeMachine } from './pairingCode.js';
 import { type PairingRequestInput, pairingRequestMachine } from './pairingRequest.js';
@@ -11,6 +12,8 @@ export type SupervisorEvent =
   | { type: 'request.start'; key: string; input: InflightInput }
   | { type: 'consent.ask'; input: ConsentInput }
   | { type: 'subscription.start'; key: string; input: SubscriptionInput }
+  | { type: 'session.open'; input: LegacySessionInput }
+  | { type: 'session.touch'; sessionId: string }
   | { type: 'request.cancel'; principalId: string; requestId: string | number }
   | { type: 'token.revoked'; principalId: string }
   | { type: 'server.stopping' };
@@ -21,15 +24,19 @@ export const pairingCodeId = (code: string) => `pairingCode:${code}`;
 export const inflightRequestId = (key: string) => `inflightRequest:${key}`;
 export const consentId = (id: string) => `consent:${id}`;
 export const subscriptionId = (key: string) => `subscription:${key}`;
+export const legacySessionId = (sessionId: string) => `legacySession:${sessionId}`;
 
 type Caller = Pick<InflightInput, 'principalId' | 'requestId'>;
 
-/** The running requests and open subscriptions among the children, with their caller and request id. */
-function requests(children: Record<string, AnyActorRef | undefined>): [AnyActorRef, Caller][] {
+/** The children of these kinds, with their context (which names their caller). */
+function childrenOf<T>(children: Record<string, AnyActorRef | undefined>, kinds: string[]): [AnyActorRef, T][] {
   return Object.entries(children)
-    .filter(([id]) => id.startsWith(inflightRequestId('')) || id.startsWith(subscriptionId('')))
-    .map(([, child]) => [child as AnyActorRef, (child as AnyActorRef).getSnapshot().context as Caller]);
+    .filter(([id]) => kinds.some((kind) => id.startsWith(`${kind}:`)))
+    .map(([, child]) => [child as AnyActorRef, (child as AnyActorRef).getSnapshot().context as T]);
 }
+
+const requests = (children: Record<string, AnyActorRef | undefined>) =>
+  childrenOf<Caller>(children, ['inflightRequest', 'subscription']);
 
 export type ChildDone = { type: `xstate.done.actor.${string}`; actorId: string; output?: unknown };
 
@@ -41,17 +48,23 @@ export type ChildDone = { type: `xstate.done.actor.${string}`; actorId: string; 
  * application) and stops it at once, so the live-actor count returns to its baseline.
  */
 export const supervisorMachine = setup({
-  types: { events: {} as SupervisorEvent | ChildDone },
+  types: {
+    events: {} as SupervisorEvent | ChildDone,
+    /** Legacy session ids, least recently used first. */
+    context: {} as { sessions: string[] },
+  },
   actors: {
     pairingRequest: pairingRequestMachine,
     pairingCode: pairingCodeMachine,
     inflightRequest: inflightRequestMachine,
     consent: consentMachine,
     subscription: subscriptionMachine,
+    legacySession: legacySessionMachine,
   },
   actions: { childDone: (_, _done: ChildDone) => {} },
 }).createMachine({
   id: 'supervisor',
+  context: { sessions: [] },
   initial: 'running',
   states: {
     running: {
@@ -101,6 +114,26 @@ export const supervisorMachine = setup({
             },
           }),
         },
+        // At most sixteen legacy sessions: a seventeenth evicts the least recently used.
+        'session.open': {
+          actions: enqueueActions(({ context, event, enqueue, self }) => {
+            const sessions = [...context.sessions];
+            while (sessions.length >= MAX_LEGACY_SESSIONS) {
+              const oldest = self.getSnapshot().children[legacySessionId(sessions.shift() as string)];
+              if (oldest) enqueue.sendTo(oldest, { type: 'evict' });
+            }
+            enqueue.assign({ sessions: [...sessions, event.input.sessionId] });
+            enqueue.spawnChild('legacySession', { id: legacySessionId(event.input.sessionId), input: event.input });
+          }),
+        },
+        'session.touch': {
+          actions: assign({
+            sessions: ({ context, event }) =>
+              context.sessions.includes(event.sessionId)
+                ? [...context.sessions.filter((id) => id !== event.sessionId), event.sessionId]
+                : context.sessions,
+          }),
+        },
         // A caller can cancel only its own requests.
         'request.cancel': {
           actions: enqueueActions(({ event, self, enqueue }) => {
@@ -116,6 +149,9 @@ export const supervisorMachine = setup({
             for (const [child, input] of requests(self.getSnapshot().children)) {
               if (input.principalId === event.principalId) enqueue.sendTo(child, { type: 'revoke' });
             }
+            for (const [child, session] of childrenOf<LegacySessionInput>(self.getSnapshot().children, ['legacySession'])) {
+              if (session.principalId === event.principalId) enqueue.sendTo(child, { type: 'close' });
+            }
           }),
         },
         'server.stopping': {
@@ -126,6 +162,10 @@ export const supervisorMachine = setup({
         'xstate.done.actor.*': {
           actions: [
             { type: 'childDone', params: ({ event }) => event as ChildDone },
+            assign({
+              sessions: ({ context, event }) =>
+                context.sessions.filter((id) => legacySessionId(id) !== (event as ChildDone).actorId),
+            }),
             stopChild(({ event }) => (event as ChildDone).actorId),
           ],
         },

@@ -26,6 +26,7 @@ import { type AppClock, systemClock } from './clock.js';
 import { controlHandlers } from './controlHandlers.js';
 import { ConsentDialogs } from './consentDialogs.js';
 import { InflightRequests } from './inflightRequests.js';
+import { LegacySessions } from './legacySessions.js';
 import { Subscriptions } from './subscriptions.js';
 import { assertNotRunning, startControlServer } from './controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
@@ -131,6 +132,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         signer: new RequestStateSigner(() => clock.now()),
         dialogs,
         subscriptions: new Subscriptions(supervisor, catalog, clock),
+        sessions: new LegacySessions(supervisor, clock),
         audit,
         ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
       },

@@ -5,6 +5,7 @@ import { redact } from '../db/redact.js';
 import { RESOURCE_READ_TTL } from '../protocol/cacheHints.js';
 import type { CursorCodec } from '../protocol/cursor.js';
 import { discoverResult } from '../protocol/discover.js';
+import { LOG_LEVELS } from '../protocol/legacy.js';
 import { ErrorCode, invalidParams, ProtocolError, ToolError } from '../protocol/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { complete } from './completion.js';
@@ -16,8 +17,8 @@ import type { CallContext, Tool } from './types.js';
 
 export type MethodSpec = {
   scopes: Scope[];
-  /** `modern` methods answer legacy clients with `-32601`. */
-  era: 'modern' | 'both';
+  /** A method of the other era answers `-32601`. */
+  era: 'modern' | 'legacy' | 'both';
   handle(params: Params, ctx: CallContext): Promise<Record<string, unknown>>;
 };
 
@@ -73,6 +74,17 @@ export function createMethodTable(
 ): Record<string, MethodSpec> {
   return {
     'server/discover': { scopes: [], era: 'modern', handle: async () => discoverResult() },
+    ping: { scopes: [], era: 'legacy', handle: async () => ({}) },
+    'logging/setLevel': {
+      scopes: [],
+      era: 'legacy',
+      async handle(params) {
+        if (typeof params.level !== 'string' || !LOG_LEVELS.includes(params.level)) {
+          throw invalidParams(`level must be one of ${LOG_LEVELS.join(', ')}`);
+        }
+        return {};
+      },
+    },
     'tools/list': {
       scopes: ['tools:read'],
       era: 'both',

@@ -10,14 +10,15 @@ export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 export type ClientInfo = { name?: string; title?: string; version?: string };
 export type TraceContext = { traceparent?: string; tracestate?: string; baggage?: string };
 
-export type ModernMeta = {
-  era: 'modern';
-  protocolVersion: string;
+/** What a handler needs to know of the request's `_meta`, in either era. */
+export type RequestMeta = {
   clientCapabilities: Record<string, unknown>;
   clientInfo: ClientInfo | undefined;
   progressToken: string | number | undefined;
   trace: TraceContext;
 };
+
+export type ModernMeta = RequestMeta & { era: 'modern'; protocolVersion: string };
 
 export type RequestEra = ModernMeta | { era: 'legacy' };
 
@@ -34,9 +35,9 @@ function readTrace(meta: Record<string, unknown>): TraceContext {
   return trace;
 }
 
-function readClientInfo(value: unknown): ClientInfo | undefined {
+export function readClientInfo(value: unknown, where = `_meta["${META_CLIENT_INFO}"]`): ClientInfo | undefined {
   if (value === undefined) return undefined;
-  if (!isPlainObject(value)) throw invalidParams(`_meta["${META_CLIENT_INFO}"] must be an object`);
+  if (!isPlainObject(value)) throw invalidParams(`${where} must be an object`);
   const info: ClientInfo = {};
   for (const key of ['name', 'title', 'version'] as const) {
     const field = value[key];
@@ -46,6 +47,20 @@ function readClientInfo(value: unknown): ClientInfo | undefined {
     info[key] = field;
   }
   return info;
+}
+
+function readProgressToken(meta: Record<string, unknown>): string | number | undefined {
+  const { progressToken } = meta;
+  if (progressToken !== undefined && typeof progressToken !== 'string' && !Number.isSafeInteger(progressToken)) {
+    throw invalidParams('_meta.progressToken must be a string or an integer');
+  }
+  return progressToken as string | number | undefined;
+}
+
+/** A legacy request's `_meta`: its progress token and trace context; the rest comes from its session. */
+export function readLegacyMeta(params: Params, clientInfo: ClientInfo | undefined): RequestMeta {
+  const meta = isPlainObject(params._meta) ? params._meta : {};
+  return { clientCapabilities: {}, clientInfo, progressToken: readProgressToken(meta), trace: readTrace(meta) };
 }
 
 /**

@@ -7,9 +7,10 @@ import type { MethodSpec } from '../capabilities/methods.js';
 import type { CallContext } from '../capabilities/types.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
 import type { QueryHistory } from '../db/queryHistory.js';
-import { type ModernMeta, readEra, type TraceContext } from '../protocol/era.js';
+import { readClientInfo, readEra, readLegacyMeta, type RequestMeta, type TraceContext } from '../protocol/era.js';
+import { finishLegacyResult, initializeResult, initializeVersion } from '../protocol/legacy.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
-import { checkHeaderMirror } from '../protocol/headerMirror.js';
+import { checkHeaderMirror, isJsonContentType } from '../protocol/headerMirror.js';
 import { type Params, parseJson, parseMessage, type RequestId, requestIdOf } from '../protocol/jsonrpc.js';
 import { errorResponse, finishModernResult, resultResponse } from '../protocol/wire.js';
 import { readBody } from './body.js';
@@ -18,6 +19,7 @@ import { ProgressStream } from './progressStream.js';
 import { HANDLER_DEADLINE_MS } from '../../machines/inflightRequest.js';
 import type { ConsentDialogs } from '../app/consentDialogs.js';
 import type { InflightRequests } from '../app/inflightRequests.js';
+import type { LegacySessions } from '../app/legacySessions.js';
 import type { Subscriptions } from '../app/subscriptions.js';
 import type { RequestStateSigner } from '../auth/requestState.js';
 import { createConsent } from '../capabilities/consent.js';
@@ -50,6 +52,7 @@ export type McpEndpointDeps = {
   signer: RequestStateSigner;
   dialogs: ConsentDialogs;
   subscriptions: Subscriptions;
+  sessions: LegacySessions;
 };
 
 const methodNotFound = (method: string) =>
@@ -100,37 +103,57 @@ export async function handleMcpPost(
       return;
     }
     const era = readEra(message.params);
-    if (era.era === 'legacy') throw methodNotFound(message.method);
-    trace.trace = era.trace;
-    trace.clientName = era.clientInfo?.name;
-    checkHeaderMirror(req.headers, message, era.protocolVersion);
-
-    principal = await deps.authenticate(req);
+    let meta: RequestMeta;
+    let finish: (result: Record<string, unknown>) => Record<string, unknown>;
+    if (era.era === 'modern') {
+      checkHeaderMirror(req.headers, message, era.protocolVersion);
+      principal = await deps.authenticate(req);
+      meta = era;
+      finish = (result) => finishModernResult(message.method, message.params, result);
+    } else {
+      if (!isJsonContentType(req.headers['content-type'])) {
+        throw new ProtocolError(ErrorCode.InvalidRequest, 'Invalid request: Content-Type must be application/json');
+      }
+      principal = await deps.authenticate(req);
+      if (message.method === 'initialize') {
+        initialize(res, headers, deps.sessions, principal, message);
+        return;
+      }
+      const session = deps.sessions.use(legacySessionHeader(req), principal);
+      const version = req.headers['mcp-protocol-version'];
+      if (version !== undefined && version !== session.protocolVersion) {
+        throw new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: this session speaks ${session.protocolVersion}`);
+      }
+      meta = readLegacyMeta(message.params, session.clientInfo);
+      finish = finishLegacyResult;
+    }
     trace.principalId = principal.id;
+    trace.trace = meta.trace;
+    trace.clientName = meta.clientInfo?.name;
     // A subscription is a stream, not a request: no rate limit, no deadline, no method-table handler.
-    if (message.method === 'subscriptions/listen') {
+    if (message.method === 'subscriptions/listen' && era.era === 'modern') {
       await handleListen(res, headers, deps.subscriptions, principal, message, () => !closed);
       return;
     }
-    release = await deps.limits.admit(principal.id);
     const spec = deps.methods[message.method];
-    if (!spec) throw methodNotFound(message.method);
+    if (!spec || (spec.era !== 'both' && spec.era !== era.era)) throw methodNotFound(message.method);
+    release = await deps.limits.admit(principal.id);
     requireScopes(principal, spec.scopes);
 
-    if (era.progressToken !== undefined) stream = new ProgressStream(res, era.progressToken, headers);
+    if (meta.progressToken !== undefined) stream = new ProgressStream(res, meta.progressToken, headers);
     dispatched = true;
     const caller = principal;
+    const requestMeta = meta;
     const outcome = await deps.requests.run({
       principalId: caller.id,
       requestId: message.id,
       method: message.method,
       deadlineMs: HANDLER_DEADLINE_MS,
       connected: () => !closed,
-      work: (signal) => spec.handle(message.params, callContext(deps, caller, era, message, signal, stream)),
+      work: (signal) => spec.handle(message.params, callContext(deps, caller, requestMeta, message, signal, stream)),
     });
     if (!outcome.ok) throw outcome.error;
-    const result = finishModernResult(message.method, message.params, outcome.result);
-    const body = resultResponse(message.id, result);
+    const body = resultResponse(message.id, finish(outcome.result));
     if (stream) stream.finish(200, body);
     else sendJson(res, 200, body, headers);
   } catch (error) {
@@ -167,10 +190,32 @@ function refuseUpload(res: ServerResponse, body: unknown, headers: Record<string
   res.once('finish', () => setTimeout(() => res.socket?.destroy(), 1_000).unref());
 }
 
+/** The legacy session a request names; a request other than `initialize` must name one. */
+function legacySessionHeader(req: IncomingMessage): string {
+  const value = req.headers['mcp-session-id'];
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new ProtocolError(ErrorCode.InvalidRequest, 'Invalid request: Mcp-Session-Id is required (send initialize first)');
+  }
+  return value;
+}
+
+/** `initialize` (legacy era): a new session owned by the caller's token, its id in `Mcp-Session-Id`. */
+function initialize(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  sessions: LegacySessions,
+  principal: Principal,
+  message: { id: RequestId; params: Params },
+): void {
+  const version = initializeVersion(message.params);
+  const sessionId = sessions.open(principal, version, readClientInfo(message.params.clientInfo, 'params.clientInfo'));
+  sendJson(res, 200, resultResponse(message.id, initializeResult(version)), { ...headers, 'mcp-session-id': sessionId });
+}
+
 function callContext(
   deps: McpEndpointDeps,
   principal: Principal,
-  era: ModernMeta,
+  era: RequestMeta,
   message: { method: string; params: Params },
   signal: AbortSignal,
   stream: ProgressStream | undefined,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilityModules, Prompt } from '../../src/capabilities/types.js';
+import { initialize, legacyCall } from '../helpers/legacySession.js';
 import {
   expectModernSuccess,
   expectRpcError,
@@ -170,24 +171,22 @@ describe('envelope: -32601 method not found', () => {
     expectRpcError(res, 404, -32601, 3);
   });
 
-  it('a request without a protocol version in _meta (legacy) → 404 -32601 for now', async () => {
+  it('a request without a protocol version in _meta is legacy: without a session it is -32600', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} });
-    expectRpcError(await post(app.url, body, headers), 404, -32601, 9);
+    expectRpcError(await post(app.url, body, headers), 400, -32600, 9);
   });
 
-  it('a modern-only method (server/discover) called by a legacy client → 404 -32601', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'server/discover', params: {} });
-    expectRpcError(await post(app.url, body, mirroredHeaders('server/discover', {})), 404, -32601, 10);
+  it('modern-only methods (server/discover, subscriptions/listen) called in a legacy session → 404 -32601', async () => {
+    const { sessionId } = await initialize(app);
+    expectRpcError(await legacyCall(app, sessionId, 'server/discover', {}, {}, 10), 404, -32601, 10);
+    expectRpcError(await legacyCall(app, sessionId, 'subscriptions/listen', { notifications: {} }, {}, 11), 404, -32601, 11);
   });
 
-  it('a legacy request with _meta but no protocol version → 404 -32601 for now', async () => {
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 9,
-      method: 'tools/list',
-      params: { _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } },
-    });
-    expectRpcError(await post(app.url, body, headers), 404, -32601, 9);
+  it('a legacy request with _meta but no protocol version is legacy too', async () => {
+    const { sessionId } = await initialize(app);
+    const res = await legacyCall(app, sessionId, 'tools/list', { _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } }, {}, 9);
+    expect(res.status).toBe(200);
+    expect(res.json.result.resultType).toBeUndefined();
   });
 });
 

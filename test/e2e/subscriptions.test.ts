@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { callControl } from '../../src/cli/controlClient.js';
 import { type EventStream, listen } from '../helpers/eventStream.js';
+import { initialize, legacyCall } from '../helpers/legacySession.js';
 import { callTool, mcp, modernMeta, post, startTestApp, type TestApp, mirroredHeaders } from '../helpers/testApp.js';
 
 const SUB = 'io.modelcontextprotocol/subscriptionId';
@@ -166,7 +167,8 @@ describe('subscriptions/listen', () => {
   it('refuses a request without params.notifications (-32602) and legacy clients (-32601)', async () => {
     const bad = await mcp(app, 'subscriptions/listen', {}, { headers: auth });
     expect([bad.status, bad.json.error.code]).toEqual([400, -32602]);
-    const legacy = await mcp(app, 'subscriptions/listen', { notifications: {} }, { headers: auth, meta: {} });
+    const { sessionId } = await initialize(app, auth);
+    const legacy = await legacyCall(app, sessionId, 'subscriptions/listen', { notifications: {} }, auth);
     expect([legacy.status, legacy.json.error.code]).toEqual([404, -32601]);
   });
 });

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor, AnyActorRef } from 'xstate';
+import type { LegacySessionInput } from '../../machines/legacySession.js';
+import { legacySessionId, type supervisorMachine } from '../../machines/supervisor.js';
+import type { Principal } from '../auth/principal.js';
+import type { ClientInfo } from '../protocol/era.js';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import type { AppClock } from './clock.js';
+
+const sessionNotFound = () =>
+  new ProtocolError(ErrorCode.SessionNotFound, 'Session not found: send initialize to start a new session');
+
+/** Legacy sessions, each a `legacySession` child of the supervisor, which keeps the sixteen most recent. */
+export class LegacySessions {
+  readonly #supervisor: Actor<typeof supervisorMachine>;
+  readonly #clock: AppClock;
+
+  constructor(supervisor: Actor<typeof supervisorMachine>, clock: AppClock) {
+    this.#supervisor = supervisor;
+    this.#clock = clock;
+  }
+
+  open(principal: Principal, protocolVersion: string, clientInfo: ClientInfo | undefined): string {
+    const sessionId = randomUUID();
+    this.#supervisor.send({
+      type: 'session.open',
+      input: { sessionId, principalId: principal.id, protocolVersion, clientInfo, createdAt: this.#clock.now() },
+    });
+    return sessionId;
+  }
+
+  /** The session a request names, touched as most recently used; `-33001` if gone or another token's. */
+  use(sessionId: string, principal: Principal): LegacySessionInput {
+    const child = (this.#supervisor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[legacySessionId(sessionId)];
+    const session = child?.getSnapshot().context as LegacySessionInput | undefined;
+    if (!session || session.principalId !== principal.id) throw sessionNotFound();
+    this.#supervisor.send({ type: 'session.touch', sessionId });
+    return session;
+  }
+}
