@@ -29,11 +29,17 @@ export class LegacySessions {
     return sessionId;
   }
 
-  /** The session a request names, touched as most recently used; `-33001` if gone or another token's. */
-  use(sessionId: string, principal: Principal): LegacySessionInput {
+  /**
+   * The session a request names, touched as most recently used: `-33001` if it is gone or another
+   * token's, `-32600` if the request's `MCP-Protocol-Version` header is not the session's.
+   */
+  use(sessionId: string, principal: Principal, versionHeader: string | string[] | undefined): LegacySessionInput {
     const child = (this.#supervisor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[legacySessionId(sessionId)];
     const session = child?.getSnapshot().context as LegacySessionInput | undefined;
     if (!session || session.principalId !== principal.id) throw sessionNotFound();
+    if (versionHeader !== undefined && versionHeader !== session.protocolVersion) {
+      throw new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: this session speaks ${session.protocolVersion}`);
+    }
     this.#supervisor.send({ type: 'session.touch', sessionId });
     return session;
   }

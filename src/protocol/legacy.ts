@@ -4,7 +4,7 @@ import { isPlainObject, type Params } from './jsonrpc.js';
 import { INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from './serverInfo.js';
 import { LEGACY_VERSIONS } from './versions.js';
 
-/** Legacy clients cannot subscribe to resources: there is no stream to tell them on. */
+/** Legacy clients cannot subscribe to resources (contract, Events rule 1). */
 const LEGACY_CAPABILITIES = {
   tools: { listChanged: false },
   resources: { subscribe: false, listChanged: true },

@@ -103,41 +103,39 @@ export async function handleMcpPost(
       return;
     }
     const era = readEra(message.params);
-    let meta: RequestMeta;
-    let finish: (result: Record<string, unknown>) => Record<string, unknown>;
     if (era.era === 'modern') {
       checkHeaderMirror(req.headers, message, era.protocolVersion);
-      principal = await deps.authenticate(req);
-      meta = era;
-      finish = (result) => finishModernResult(message.method, message.params, result);
-    } else {
-      if (!isJsonContentType(req.headers['content-type'])) {
-        throw new ProtocolError(ErrorCode.InvalidRequest, 'Invalid request: Content-Type must be application/json');
-      }
-      principal = await deps.authenticate(req);
-      if (message.method === 'initialize') {
-        initialize(res, headers, deps.sessions, principal, message);
-        return;
-      }
-      const session = deps.sessions.use(legacySessionHeader(req), principal);
-      const version = req.headers['mcp-protocol-version'];
-      if (version !== undefined && version !== session.protocolVersion) {
-        throw new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: this session speaks ${session.protocolVersion}`);
-      }
-      meta = readLegacyMeta(message.params, session.clientInfo);
-      finish = finishLegacyResult;
+      trace.trace = era.trace;
+      trace.clientName = era.clientInfo?.name;
+    } else if (!isJsonContentType(req.headers['content-type'])) {
+      throw new ProtocolError(ErrorCode.InvalidRequest, 'Invalid request: Content-Type must be application/json');
     }
+    principal = await deps.authenticate(req);
     trace.principalId = principal.id;
-    trace.trace = meta.trace;
-    trace.clientName = meta.clientInfo?.name;
     // A subscription is a stream, not a request: no rate limit, no deadline, no method-table handler.
     if (message.method === 'subscriptions/listen' && era.era === 'modern') {
       await handleListen(res, headers, deps.subscriptions, principal, message, () => !closed);
       return;
     }
+    release = await deps.limits.admit(principal.id);
+    let meta: RequestMeta;
+    let finish: (result: Record<string, unknown>) => Record<string, unknown>;
+    if (era.era === 'modern') {
+      meta = era;
+      finish = (result) => finishModernResult(message.method, message.params, result);
+    } else {
+      if (message.method === 'initialize') {
+        initialize(res, headers, deps.sessions, principal, message);
+        return;
+      }
+      const session = deps.sessions.use(legacySessionHeader(req), principal, req.headers['mcp-protocol-version']);
+      meta = readLegacyMeta(message.params, session.clientInfo);
+      finish = finishLegacyResult;
+      trace.trace = meta.trace;
+      trace.clientName = meta.clientInfo?.name;
+    }
     const spec = deps.methods[message.method];
     if (!spec || (spec.era !== 'both' && spec.era !== era.era)) throw methodNotFound(message.method);
-    release = await deps.limits.admit(principal.id);
     requireScopes(principal, spec.scopes);
 
     if (meta.progressToken !== undefined) stream = new ProgressStream(res, meta.progressToken, headers);
