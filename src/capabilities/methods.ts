@@ -53,8 +53,11 @@ export function toolErrorResult(error: ToolError) {
   return { content: [{ type: 'text', text: `${error.code}: ${redact(error.message)}` }], isError: true };
 }
 
+const inputRequired = (error: InputRequired) => ({ resultType: 'input_required', ...error.result });
+
 /** In a resource read or a prompt, a tool-level failure becomes the protocol error that fits it. */
 function asProtocolError(error: unknown): unknown {
+  if (error instanceof InputRequired) return error;
   const typed = fromDriverError(error);
   if (!(typed instanceof ToolError)) return typed;
   if (typed.code === 'not_found' || typed.code === 'invalid_argument')
@@ -111,7 +114,7 @@ export function createMethodTable(
             ErrorCode.MissingClientCapability,
             `Tool ${name} needs the client capabilities: ${missing.join(', ')}`,
             {
-              requiredCapabilities: missing,
+              requiredCapabilities: Object.fromEntries(missing.map((capability) => [capability, {}])),
             },
           );
         }
@@ -138,7 +141,7 @@ export function createMethodTable(
         } catch (error) {
           if (error instanceof InputRequired) {
             record('success', {});
-            return { resultType: 'input_required', ...error.result };
+            return inputRequired(error);
           }
           const typed = fromDriverError(error);
           const refused = typed instanceof ProtocolError ? typed.code === ErrorCode.Forbidden : typed.code === 'denied';
@@ -182,10 +185,14 @@ export function createMethodTable(
         const uri = requireString(params, 'uri');
         const found = registry.findResource(uri);
         if (!found) throw invalidParams(`Unknown resource: ${uri}`, { uri });
-        const body = await found.family.read(found.variables, ctx).catch((error: unknown) => {
+        let body: unknown;
+        try {
+          body = await found.family.read(found.variables, ctx);
+        } catch (error) {
+          if (error instanceof InputRequired) return inputRequired(error);
           ctx.audit({ category: 'resource', action: found.family.name, outcome: 'error', ...connectionOf(found.variables) });
           throw asProtocolError(error);
-        });
+        }
         ctx.audit({ category: 'resource', action: found.family.name, outcome: 'success', ...connectionOf(found.variables) });
         const ttlMs = Math.min(RESOURCE_READ_TTL.max, Math.max(RESOURCE_READ_TTL.min, found.family.ttlMs));
         return {
@@ -229,6 +236,7 @@ export function createMethodTable(
         const unknown = Object.keys(args).filter((k) => !prompt.arguments.some((a) => a.name === k));
         if (unknown.length > 0) throw invalidParams(`Prompt ${name} has no argument ${unknown.join(', ')}`);
         return prompt.render(args as Record<string, string>, ctx).catch((error: unknown) => {
+          if (error instanceof InputRequired) return inputRequired(error);
           throw asProtocolError(error);
         });
       },

@@ -63,9 +63,20 @@ export function readLegacyMeta(params: Params, clientInfo: ClientInfo | undefine
   return { clientCapabilities: {}, clientInfo, progressToken: readProgressToken(meta), trace: readTrace(meta) };
 }
 
+/** A modern request's version must be the modern one; checked after the header mirror. */
+export function assertModernVersion(version: string): void {
+  if (version === MODERN_VERSION) return;
+  const hint = SUPPORTED_VERSIONS.includes(version) ? ' in _meta; legacy versions are negotiated with initialize' : '';
+  throw new ProtocolError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${version}${hint}`, {
+    supported: [...SUPPORTED_VERSIONS],
+    requested: version,
+  });
+}
+
 /**
  * Reads the era of a request from `params._meta`: a request without a protocol version there is legacy;
- * otherwise every `_meta` rule of the modern envelope applies.
+ * otherwise every `_meta` rule of the modern envelope applies (whether the version is supported is checked
+ * after the header mirror, by `assertModernVersion`).
  */
 export function readEra(params: Params): RequestEra {
   const meta = params._meta;
@@ -76,34 +87,16 @@ export function readEra(params: Params): RequestEra {
   if (typeof version !== 'string' || version.length === 0) {
     throw invalidParams(`_meta["${META_PROTOCOL_VERSION}"] must be a non-empty string`);
   }
-  if (version !== MODERN_VERSION) {
-    throw new ProtocolError(
-      ErrorCode.UnsupportedProtocolVersion,
-      `Unsupported protocol version: ${version}`,
-      {
-        supported: [...SUPPORTED_VERSIONS],
-        requested: version,
-      },
-    );
-  }
   const capabilities = meta[META_CLIENT_CAPABILITIES];
   if (!isPlainObject(capabilities)) {
     throw invalidParams(`_meta["${META_CLIENT_CAPABILITIES}"] is required and must be an object`);
-  }
-  const progressToken = meta.progressToken;
-  if (
-    progressToken !== undefined &&
-    typeof progressToken !== 'string' &&
-    !Number.isSafeInteger(progressToken)
-  ) {
-    throw invalidParams('_meta.progressToken must be a string or an integer');
   }
   return {
     era: 'modern',
     protocolVersion: version,
     clientCapabilities: capabilities,
     clientInfo: readClientInfo(meta[META_CLIENT_INFO]),
-    progressToken: progressToken as string | number | undefined,
+    progressToken: readProgressToken(meta),
     trace: readTrace(meta),
   };
 }

@@ -7,7 +7,7 @@ import type { MethodSpec } from '../capabilities/methods.js';
 import type { CallContext } from '../capabilities/types.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
 import type { QueryHistory } from '../db/queryHistory.js';
-import { readClientInfo, readEra, readLegacyMeta, type RequestMeta, type TraceContext } from '../protocol/era.js';
+import { assertModernVersion, readClientInfo, readEra, readLegacyMeta, type RequestMeta, type TraceContext } from '../protocol/era.js';
 import { finishLegacyResult, initializeResult, initializeVersion } from '../protocol/legacy.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { checkHeaderMirror, isJsonContentType } from '../protocol/headerMirror.js';
@@ -105,6 +105,7 @@ export async function handleMcpPost(
     const era = readEra(message.params);
     if (era.era === 'modern') {
       checkHeaderMirror(req.headers, message, era.protocolVersion);
+      assertModernVersion(era.protocolVersion);
       trace.trace = era.trace;
       trace.clientName = era.clientInfo?.name;
     } else if (!isJsonContentType(req.headers['content-type'])) {

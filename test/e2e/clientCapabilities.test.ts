@@ -47,7 +47,7 @@ describe('required client capabilities', () => {
   it('called with {} capabilities → 400 -32021 naming elicitation', async () => {
     const res = await callTool(app, 'needs_elicitation', {}, { id: 'c1', meta: withCapabilities({}) });
     const error = expectRpcError(res, 400, -32021, 'c1');
-    expect(error.data.requiredCapabilities).toEqual(['elicitation']);
+    expect(error.data.requiredCapabilities).toEqual({ elicitation: {} });
   });
 
   it('called with other capabilities only → 400 -32021', async () => {
@@ -58,7 +58,7 @@ describe('required client capabilities', () => {
       { meta: withCapabilities({ sampling: {}, roots: {} }) },
     );
     const error = expectRpcError(res, 400, -32021, 1);
-    expect(error.data.requiredCapabilities).toEqual(['elicitation']);
+    expect(error.data.requiredCapabilities).toEqual({ elicitation: {} });
   });
 
   it('called with {elicitation: {}} → success', async () => {
@@ -75,12 +75,9 @@ describe('required client capabilities', () => {
 
   it('names only the missing capabilities', async () => {
     const one = await callTool(app, 'needs_two', {}, { meta: withCapabilities({ elicitation: {} }) });
-    expect(expectRpcError(one, 400, -32021, 1).data.requiredCapabilities).toEqual(['sampling']);
+    expect(expectRpcError(one, 400, -32021, 1).data.requiredCapabilities).toEqual({ sampling: {} });
     const both = await callTool(app, 'needs_two', {}, { meta: withCapabilities({}) });
-    expect(expectRpcError(both, 400, -32021, 1).data.requiredCapabilities).toEqual([
-      'elicitation',
-      'sampling',
-    ]);
+    expect(expectRpcError(both, 400, -32021, 1).data.requiredCapabilities).toEqual({ elicitation: {}, sampling: {} });
     const all = await callTool(
       app,
       'needs_two',
