@@ -1,4 +1,4 @@
-import { type AnyActorRef, assign, assertEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
+import { type Actor, type AnyActorRef, assign, assertEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
 import { type ConsentInput, consentMachine } from './consent.js';
 import { type InflightInput, inflightRequestMachine } from './inflightRequest.js';
 import { type LegacySessionInput, legacySessionMachine, MAX_LEGACY_SESSIONS } from './legacySession.js';
@@ -173,3 +173,17 @@ export const supervisorMachine = setup({
     },
   },
 });
+
+export type Supervisor = Actor<typeof supervisorMachine>;
+
+/** A live child of the supervisor, by its id. */
+export function childOf(supervisor: Supervisor, id: string): AnyActorRef | undefined {
+  return (supervisor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[id];
+}
+
+/** The live children of one kind (`pairingRequest`, `consent`, …). */
+export function childrenOfKind(supervisor: Supervisor, kind: string): AnyActorRef[] {
+  return Object.values(supervisor.getSnapshot().children as Record<string, AnyActorRef>).filter((child) =>
+    child.id.startsWith(`${kind}:`),
+  );
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor, AnyActorRef } from 'xstate';
+import type { AnyActorRef } from 'xstate';
 import type { ConsentAnswer, ConsentInput } from '../../machines/consent.js';
-import { consentId, type supervisorMachine } from '../../machines/supervisor.js';
+import { childOf, childrenOfKind, consentId, type Supervisor } from '../../machines/supervisor.js';
 import type { AppClock } from './clock.js';
 
 /** A confirmation dialog as the console and `sluice approvals` show it. */
@@ -14,16 +14,16 @@ export type DialogQuestion = Omit<ConsentInput, 'id' | 'createdAt' | 'settle'>;
 
 /** Confirmation dialogs for blocked writes, each a `consent` child of the supervisor. */
 export class ConsentDialogs {
-  readonly #supervisor: Actor<typeof supervisorMachine>;
+  readonly #supervisor: Supervisor;
   readonly #clock: AppClock;
 
-  constructor(supervisor: Actor<typeof supervisorMachine>, clock: AppClock) {
+  constructor(supervisor: Supervisor, clock: AppClock) {
     this.#supervisor = supervisor;
     this.#clock = clock;
   }
 
   #child(id: string): AnyActorRef | undefined {
-    const child = (this.#supervisor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[consentId(id)];
+    const child = childOf(this.#supervisor, consentId(id));
     return child?.getSnapshot().value === 'asking' ? child : undefined;
   }
 
@@ -43,8 +43,8 @@ export class ConsentDialogs {
   }
 
   list(): ConsentDialog[] {
-    return Object.values(this.#supervisor.getSnapshot().children as Record<string, AnyActorRef>)
-      .filter((child) => child.id.startsWith(consentId('')) && child.getSnapshot().value === 'asking')
+    return childrenOfKind(this.#supervisor, 'consent')
+      .filter((child) => child.getSnapshot().value === 'asking')
       .map((child) => {
         const { settle: _settle, principalId: _principal, createdAt, ...shown } = child.getSnapshot().context as ConsentInput;
         return { ...shown, kind: 'statement' as const, waitingSeconds: Math.floor((this.#clock.now() - createdAt) / 1000) };

@@ -1,13 +1,12 @@
-import type { Actor } from 'xstate';
 import type { InflightInput, InflightOutcome } from '../../machines/inflightRequest.js';
-import { inflightRequestId, type supervisorMachine } from '../../machines/supervisor.js';
+import type { Supervisor } from '../../machines/supervisor.js';
 
 /** Requests as actors: each runs as an `inflightRequest` child of the supervisor until it settles. */
 export class InflightRequests {
-  readonly #supervisor: Actor<typeof supervisorMachine>;
+  readonly #supervisor: Supervisor;
   #sequence = 0;
 
-  constructor(supervisor: Actor<typeof supervisorMachine>) {
+  constructor(supervisor: Supervisor) {
     this.#supervisor = supervisor;
   }
 
@@ -31,9 +30,5 @@ export class InflightRequests {
   /** The server is stopping: every request ends with `-33000`. */
   stopAll(): void {
     this.#supervisor.send({ type: 'server.stopping' });
-  }
-
-  get running(): number {
-    return Object.keys(this.#supervisor.getSnapshot().children).filter((id) => id.startsWith(inflightRequestId(''))).length;
   }
 }

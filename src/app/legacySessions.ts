@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor, AnyActorRef } from 'xstate';
 import type { LegacySessionInput } from '../../machines/legacySession.js';
-import { legacySessionId, type supervisorMachine } from '../../machines/supervisor.js';
+import { childOf, legacySessionId, type Supervisor } from '../../machines/supervisor.js';
 import type { Principal } from '../auth/principal.js';
 import type { ClientInfo } from '../protocol/era.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
@@ -12,10 +11,10 @@ const sessionNotFound = () =>
 
 /** Legacy sessions, each a `legacySession` child of the supervisor, which keeps the sixteen most recent. */
 export class LegacySessions {
-  readonly #supervisor: Actor<typeof supervisorMachine>;
+  readonly #supervisor: Supervisor;
   readonly #clock: AppClock;
 
-  constructor(supervisor: Actor<typeof supervisorMachine>, clock: AppClock) {
+  constructor(supervisor: Supervisor, clock: AppClock) {
     this.#supervisor = supervisor;
     this.#clock = clock;
   }
@@ -34,8 +33,7 @@ export class LegacySessions {
    * token's, `-32600` if the request's `MCP-Protocol-Version` header is not the session's.
    */
   use(sessionId: string, principal: Principal, versionHeader: string | string[] | undefined): LegacySessionInput {
-    const child = (this.#supervisor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[legacySessionId(sessionId)];
-    const session = child?.getSnapshot().context as LegacySessionInput | undefined;
+    const session = childOf(this.#supervisor, legacySessionId(sessionId))?.getSnapshot().context as LegacySessionInput | undefined;
     if (!session || session.principalId !== principal.id) throw sessionNotFound();
     if (versionHeader !== undefined && versionHeader !== session.protocolVersion) {
       throw new ProtocolError(ErrorCode.InvalidRequest, `Invalid request: this session speaks ${session.protocolVersion}`);

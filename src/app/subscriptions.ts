@@ -1,6 +1,5 @@
-import type { Actor } from 'xstate';
 import type { SubscriptionCloseReason } from '../../machines/subscription.js';
-import { type supervisorMachine } from '../../machines/supervisor.js';
+import type { Supervisor } from '../../machines/supervisor.js';
 import { canUseConnection } from '../auth/access.js';
 import type { Principal } from '../auth/principal.js';
 import { connectionUri } from '../capabilities/resources/uri.js';
@@ -30,12 +29,12 @@ const schemaUri = (connectionId: string) => connectionUri(connectionId, 'schema'
  * connections its caller can see.
  */
 export class Subscriptions {
-  readonly #supervisor: Actor<typeof supervisorMachine>;
+  readonly #supervisor: Supervisor;
   readonly #catalog: ConnectionCatalog;
   readonly #clock: AppClock;
   #sequence = 0;
 
-  constructor(supervisor: Actor<typeof supervisorMachine>, catalog: ConnectionCatalog, clock: AppClock) {
+  constructor(supervisor: Supervisor, catalog: ConnectionCatalog, clock: AppClock) {
     this.#supervisor = supervisor;
     this.#catalog = catalog;
     this.#clock = clock;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor, AnyActorRef } from 'xstate';
+import type { AnyActorRef } from 'xstate';
 import { type ApprovalChoice, APPROVAL_WINDOW_MS, type PairingRequestInput } from '../../machines/pairingRequest.js';
-import { pairingCodeId, pairingRequestId, type supervisorMachine } from '../../machines/supervisor.js';
+import { childOf, childrenOfKind, pairingCodeId, pairingRequestId, type Supervisor } from '../../machines/supervisor.js';
 import type { ActivityEntry } from '../activity/activityLog.js';
 import type { SavedConnection } from '../app/config.js';
 import type { AppClock } from '../app/clock.js';
@@ -32,7 +32,7 @@ export type ExchangeOutcome =
   | { status: 403 | 404 | 410; error: string; description: string };
 
 export type PairingServiceDeps = {
-  supervisor: Actor<typeof supervisorMachine>;
+  supervisor: Supervisor;
   tokens: TokenStore;
   clock: AppClock;
   connections(): SavedConnection[];
@@ -74,7 +74,7 @@ export class PairingService {
   }
 
   #child(id: string): AnyActorRef | undefined {
-    return (this.#deps.supervisor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[id];
+    return childOf(this.#deps.supervisor, id);
   }
 
   #pending(id: string): AnyActorRef | undefined {
@@ -133,8 +133,8 @@ export class PairingService {
   }
 
   approvals(): ApprovalSheet[] {
-    return Object.values(this.#deps.supervisor.getSnapshot().children as Record<string, AnyActorRef>)
-      .filter((actor) => actor.id.startsWith(pairingRequestId('')) && actor.getSnapshot().value === 'awaitingApproval')
+    return childrenOfKind(this.#deps.supervisor, 'pairingRequest')
+      .filter((actor) => actor.getSnapshot().value === 'awaitingApproval')
       .map((actor) => this.#sheet(actor));
   }
 
