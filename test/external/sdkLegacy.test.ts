@@ -2,7 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_TOOLS } from '../helpers/catalogue.js';
+import * as catalogue from '../helpers/catalogueExpectations.js';
 import { scalar } from '../helpers/consentRoundTrip.js';
+import { mintToken } from '../helpers/legacyAssertions.js';
+import { bearerTransportOptions, wireRecorder } from '../helpers/sdkWire.js';
 import { startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
@@ -16,52 +19,15 @@ import { startTestApp, type TestApp } from '../helpers/testApp.js';
 
 const LEGACY = '2025-11-25';
 const CLIENT_NAME = 'sdk-legacy-suite';
-const DEMO_CONNECTION = {
-  id: 'demo',
-  name: 'Demo bookshop',
-  engine: 'sqlite',
-  description: 'An embedded SQLite demo: a small online bookshop with books, authors, customers, orders and reviews.',
-  external_access: 'readWrite',
-  ai_policy: 'askEachTime',
-};
 const INSERT = "INSERT INTO genres (name) VALUES ('Legacy conformance')";
-
-/** One HTTP exchange as the SDK's transport made it; `text` is the response body, read on a clone. */
-type Exchange = {
-  method: string;
-  headers: Record<string, string>;
-  body: any;
-  status: number;
-  responseHeaders: Headers;
-  text: Promise<string>;
-};
 
 let app: TestApp;
 let token: string;
 let client: Client;
 let transport: StreamableHTTPClientTransport;
-const wire: Exchange[] = [];
+const { wire, recordingFetch, sent } = wireRecorder();
 /** What the SDK reported through `onerror` (a failed GET stream, an unparsable message…). */
 const clientErrors: Error[] = [];
-
-/** A `fetch` that records what the SDK sends and what Sluice answers, leaving the body to the SDK. */
-async function recordingFetch(url: string | URL, init?: RequestInit): Promise<Response> {
-  const response = await fetch(url, init);
-  wire.push({
-    method: init?.method ?? 'GET',
-    headers: Object.fromEntries(new Headers(init?.headers).entries()),
-    body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
-    status: response.status,
-    responseHeaders: response.headers,
-    text: response.clone().text(),
-  });
-  return response;
-}
-
-/** The POSTed JSON-RPC messages whose method is `method`, since `from` (an index into `wire`). */
-function sent(method: string, from = 0): Exchange[] {
-  return wire.slice(from).filter((exchange) => exchange.body?.method === method);
-}
 
 /** The JSON-RPC result Sluice sent for the single exchange of `method` since `from`, as it was on the wire. */
 async function rawResult(method: string, from: number): Promise<Record<string, unknown>> {
@@ -82,19 +48,10 @@ function expectLegacyShape(result: Record<string, unknown>): void {
 
 beforeAll(async () => {
   app = await startTestApp({ auth: true });
-  token = app.tokens.mint({
-    name: 'sdk legacy',
-    level: 'readWrite',
-    connections: 'all',
-    expiresInDays: null,
-    now: Date.now(),
-  }).plaintext;
+  token = mintToken(app, 'sdk legacy').plaintext;
   client = new Client({ name: CLIENT_NAME, version: '1.32.2' });
-  transport = new StreamableHTTPClientTransport(new URL(app.url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    fetch: recordingFetch,
-  });
   client.onerror = (error) => clientErrors.push(error);
+  transport = new StreamableHTTPClientTransport(new URL(app.url), bearerTransportOptions(token, recordingFetch));
   await client.connect(transport);
 });
 
@@ -155,10 +112,7 @@ describe('the 1.x client over Streamable HTTP, legacy era 2025-11-25', () => {
 
   it('calls list_connections', async () => {
     const from = wire.length;
-    const result = await client.callTool({ name: 'list_connections', arguments: {} });
-    expect(result.isError).toBe(false);
-    expect(result.structuredContent).toEqual({ connections: [DEMO_CONNECTION] });
-    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ connections: [DEMO_CONNECTION] }) }]);
+    catalogue.expectListConnections(await client.callTool(catalogue.LIST_CONNECTIONS));
     const raw = await rawResult('tools/call', from);
     expectLegacyShape(raw);
     expect(Object.keys(raw).sort()).toEqual(['content', 'isError', 'structuredContent']);
@@ -166,36 +120,13 @@ describe('the 1.x client over Streamable HTTP, legacy era 2025-11-25', () => {
 
   it('calls execute_query with a SELECT on demo', async () => {
     const from = wire.length;
-    const result = await client.callTool({
-      name: 'execute_query',
-      arguments: { connection_id: 'demo', sql: 'SELECT id, name FROM genres ORDER BY id LIMIT 3' },
-    });
-    expect(result.isError).toBe(false);
-    expect(result.structuredContent).toEqual({
-      columns: [
-        { name: 'id', type: 'INTEGER' },
-        { name: 'name', type: 'TEXT' },
-      ],
-      rows: [
-        [1, 'Literary Fiction'],
-        [2, 'Crime'],
-        [3, 'Science Fiction'],
-      ],
-      row_count: 3,
-      rows_affected: 0,
-      execution_time_ms: expect.any(Number),
-      is_truncated: false,
-      statement_kind: 'read',
-    });
+    catalogue.expectSelectGenres(await client.callTool(catalogue.SELECT_GENRES));
     expectLegacyShape(await rawResult('tools/call', from));
   });
 
   it('reads sluice://connections, without cache hints', async () => {
     const from = wire.length;
-    const result = await client.readResource({ uri: 'sluice://connections' });
-    expect(result.contents).toEqual([
-      { uri: 'sluice://connections', mimeType: 'application/json', text: JSON.stringify({ connections: [DEMO_CONNECTION] }) },
-    ]);
+    catalogue.expectConnectionsResource(await client.readResource(catalogue.CONNECTIONS_RESOURCE));
     const raw = await rawResult('resources/read', from);
     expectLegacyShape(raw);
     expect(Object.keys(raw)).toEqual(['contents']);
@@ -203,26 +134,13 @@ describe('the 1.x client over Streamable HTTP, legacy era 2025-11-25', () => {
 
   it('gets the explain_table prompt for demo.books', async () => {
     const from = wire.length;
-    const result = await client.getPrompt({ name: 'explain_table', arguments: { connection_id: 'demo', table: 'books' } });
-    expect(result.description).toBe('The table books of Demo bookshop');
-    expect(result.messages).toHaveLength(1);
-    expect(result.messages[0]!.role).toBe('user');
-    const content = result.messages[0]!.content;
-    expect(content.type).toBe('text');
-    const text = content.type === 'text' ? content.text : '';
-    expect(text.startsWith('Explain the table "books" of the sqlite database "Demo bookshop" (connection_id demo)')).toBe(true);
-    expect(text).toContain('Table main.books\n  - id INTEGER PK NOT NULL\n');
-    expect(text).toContain('  - (genre_id) → genres(id)\n');
+    catalogue.expectExplainBooks(await client.getPrompt(catalogue.EXPLAIN_BOOKS));
     expectLegacyShape(await rawResult('prompts/get', from));
   });
 
   it('completes connection_id of explain_table from "de" to demo', async () => {
     const from = wire.length;
-    const result = await client.complete({
-      ref: { type: 'ref/prompt', name: 'explain_table' },
-      argument: { name: 'connection_id', value: 'de' },
-    });
-    expect(result.completion).toEqual({ values: ['demo'], total: 1, hasMore: false });
+    catalogue.expectDemoCompletion(await client.complete(catalogue.COMPLETE_DEMO));
     expectLegacyShape(await rawResult('completion/complete', from));
   });
 
@@ -255,9 +173,7 @@ describe('the 1.x client over Streamable HTTP, legacy era 2025-11-25', () => {
     expect(scalar(demoPath, 'SELECT count(*) FROM genres WHERE name = ?', 'Legacy conformance')).toBe(0);
 
     expect(app.dialogs.answer(dialog!.id, 'approve')).toBe(true);
-    const result = await call;
-    expect(result.isError).toBe(false);
-    expect(result.structuredContent).toMatchObject({ statement_kind: 'write', rows_affected: 1, row_count: 0, rows: [] });
+    catalogue.expectApprovedWrite(await call);
     expect(app.dialogs.list()).toEqual([]);
     expect(scalar(demoPath, 'SELECT count(*) FROM genres WHERE name = ?', 'Legacy conformance')).toBe(1);
   });
@@ -268,11 +184,7 @@ describe('the 1.x client over Streamable HTTP, legacy era 2025-11-25', () => {
       'POST notifications/initialized 202',
       'GET  405',
       'POST tools/list 200',
-      'POST tools/call 200',
-      'POST tools/call 200',
-      'POST resources/read 200',
-      'POST prompts/get 200',
-      'POST completion/complete 200',
+      ...catalogue.CATALOGUE_ON_THE_WIRE,
       'POST tools/call 200',
     ]);
     for (const { headers, body } of wire.slice(1)) {

@@ -1,7 +1,10 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_TOOLS } from '../helpers/catalogue.js';
+import * as catalogue from '../helpers/catalogueExpectations.js';
 import { scalar } from '../helpers/consentRoundTrip.js';
+import { mintToken } from '../helpers/legacyAssertions.js';
+import { bearerTransportOptions, type Exchange, wireRecorder } from '../helpers/sdkWire.js';
 import { MODERN, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
@@ -12,55 +15,19 @@ import { MODERN, startTestApp, type TestApp } from '../helpers/testApp.js';
  */
 
 const SERVER_INFO = { name: 'sluice', version: '0.1.0' };
-const DEMO_CONNECTION = {
-  id: 'demo',
-  name: 'Demo bookshop',
-  engine: 'sqlite',
-  description: 'An embedded SQLite demo: a small online bookshop with books, authors, customers, orders and reviews.',
-  external_access: 'readWrite',
-  ai_policy: 'askEachTime',
-};
 const INSERT = "INSERT INTO genres (name) VALUES ('Conformance')";
-
-/** One HTTP exchange as the SDK's transport made it; `text` is the response body, read on a clone. */
-type Exchange = { method: string; headers: Record<string, string>; body: any; status: number; contentType: string; text: Promise<string> };
 
 let app: TestApp;
 let token: string;
 let client: Client;
-const wire: Exchange[] = [];
+const { wire, recordingFetch, sent } = wireRecorder();
 const elicitations: unknown[] = [];
 /** What the SDK reported through `onerror` (an unparsable message, a failed stream…). */
 const clientErrors: Error[] = [];
 
-/** A `fetch` that records what the SDK sends and what Sluice answers (the body is left for the SDK). */
-async function recordingFetch(url: string | URL, init?: RequestInit): Promise<Response> {
-  const response = await fetch(url, init);
-  wire.push({
-    method: init?.method ?? 'GET',
-    headers: Object.fromEntries(new Headers(init?.headers).entries()),
-    body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
-    status: response.status,
-    contentType: response.headers.get('content-type') ?? '',
-    text: response.clone().text(),
-  });
-  return response;
-}
-
-/** The exchanges since `from` (an index into `wire`), for the request bodies whose method is `method`. */
-function sent(method: string, from = 0): Exchange[] {
-  return wire.slice(from).filter((exchange) => exchange.body?.method === method);
-}
-
 beforeAll(async () => {
   app = await startTestApp({ auth: true });
-  token = app.tokens.mint({
-    name: 'sdk modern',
-    level: 'readWrite',
-    connections: 'all',
-    expiresInDays: null,
-    now: Date.now(),
-  }).plaintext;
+  token = mintToken(app, 'sdk modern').plaintext;
   client = new Client(
     { name: 'sdk-modern-suite', version: '2.4.0' },
     { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: MODERN } } },
@@ -69,10 +36,7 @@ beforeAll(async () => {
     elicitations.push(request.params);
     return { action: 'accept', content: { approved: true } };
   });
-  const transport = new StreamableHTTPClientTransport(new URL(app.url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    fetch: recordingFetch,
-  });
+  const transport = new StreamableHTTPClientTransport(new URL(app.url), bearerTransportOptions(token, recordingFetch));
   client.onerror = (error) => clientErrors.push(error);
   await client.connect(transport);
 });
@@ -113,61 +77,23 @@ describe('the 2.x client, pinned to 2026-07-28', () => {
   });
 
   it('calls list_connections', async () => {
-    const result = await client.callTool({ name: 'list_connections', arguments: {} });
-    expect(result.isError).toBe(false);
-    expect(result.structuredContent).toEqual({ connections: [DEMO_CONNECTION] });
-    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ connections: [DEMO_CONNECTION] }) }]);
+    catalogue.expectListConnections(await client.callTool(catalogue.LIST_CONNECTIONS));
   });
 
   it('calls execute_query with a SELECT on demo', async () => {
-    const result = await client.callTool({
-      name: 'execute_query',
-      arguments: { connection_id: 'demo', sql: 'SELECT id, name FROM genres ORDER BY id LIMIT 3' },
-    });
-    expect(result.isError).toBe(false);
-    expect(result.structuredContent).toEqual({
-      columns: [
-        { name: 'id', type: 'INTEGER' },
-        { name: 'name', type: 'TEXT' },
-      ],
-      rows: [
-        [1, 'Literary Fiction'],
-        [2, 'Crime'],
-        [3, 'Science Fiction'],
-      ],
-      row_count: 3,
-      rows_affected: 0,
-      execution_time_ms: expect.any(Number),
-      is_truncated: false,
-      statement_kind: 'read',
-    });
+    catalogue.expectSelectGenres(await client.callTool(catalogue.SELECT_GENRES));
   });
 
   it('reads sluice://connections', async () => {
-    const result = await client.readResource({ uri: 'sluice://connections' });
-    expect(result.contents).toEqual([
-      { uri: 'sluice://connections', mimeType: 'application/json', text: JSON.stringify({ connections: [DEMO_CONNECTION] }) },
-    ]);
+    catalogue.expectConnectionsResource(await client.readResource(catalogue.CONNECTIONS_RESOURCE));
   });
 
   it('gets the explain_table prompt for demo.books', async () => {
-    const result = await client.getPrompt({ name: 'explain_table', arguments: { connection_id: 'demo', table: 'books' } });
-    expect(result.description).toBe('The table books of Demo bookshop');
-    expect(result.messages).toHaveLength(1);
-    expect(result.messages[0]!.role).toBe('user');
-    expect(result.messages[0]!.content.type).toBe('text');
-    const text = (result.messages[0]!.content as { text: string }).text;
-    expect(text.startsWith('Explain the table "books" of the sqlite database "Demo bookshop" (connection_id demo)')).toBe(true);
-    expect(text).toContain('Table main.books\n  - id INTEGER PK NOT NULL\n');
-    expect(text).toContain('  - (genre_id) → genres(id)\n');
+    catalogue.expectExplainBooks(await client.getPrompt(catalogue.EXPLAIN_BOOKS));
   });
 
   it('completes connection_id of explain_table from "de" to demo', async () => {
-    const result = await client.complete({
-      ref: { type: 'ref/prompt', name: 'explain_table' },
-      argument: { name: 'connection_id', value: 'de' },
-    });
-    expect(result.completion).toEqual({ values: ['demo'], total: 1, hasMore: false });
+    catalogue.expectDemoCompletion(await client.complete(catalogue.COMPLETE_DEMO));
   });
 
   it('a write is approved through the client’s own input_required handling, and the row exists', async () => {
@@ -175,9 +101,7 @@ describe('the 2.x client, pinned to 2026-07-28', () => {
     const before = scalar(demoPath(), 'SELECT count(*) FROM genres WHERE name = ?', 'Conformance');
     expect(before).toBe(0);
 
-    const result = await client.callTool({ name: 'execute_query', arguments: { connection_id: 'demo', sql: INSERT } });
-    expect(result.isError).toBe(false);
-    expect(result.structuredContent).toMatchObject({ statement_kind: 'write', rows_affected: 1, row_count: 0, rows: [] });
+    catalogue.expectApprovedWrite(await client.callTool({ name: 'execute_query', arguments: { connection_id: 'demo', sql: INSERT } }));
 
     // The handler saw Sluice's form exactly once.
     expect(elicitations).toEqual([
@@ -222,11 +146,7 @@ describe('the 2.x client, pinned to 2026-07-28', () => {
     expect(wire.map((exchange) => `${exchange.method} ${exchange.body?.method} ${exchange.status}`)).toEqual([
       'POST server/discover 200',
       'POST tools/list 200',
-      'POST tools/call 200',
-      'POST tools/call 200',
-      'POST resources/read 200',
-      'POST prompts/get 200',
-      'POST completion/complete 200',
+      ...catalogue.CATALOGUE_ON_THE_WIRE,
       'POST tools/call 200',
       'POST tools/call 200',
       'POST tools/call 200',
@@ -252,14 +172,12 @@ describe('the 2.x client in auto negotiation', () => {
     const auto = new Client({ name: 'sdk-auto-suite', version: '2.4.0' }, { versionNegotiation: { mode: 'auto' } });
     const errors: Error[] = [];
     auto.onerror = (error) => errors.push(error);
-    await auto.connect(
-      new StreamableHTTPClientTransport(new URL(app.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
-    );
+    await auto.connect(new StreamableHTTPClientTransport(new URL(app.url), bearerTransportOptions(token)));
     try {
       expect([auto.getProtocolEra(), auto.getNegotiatedProtocolVersion()]).toEqual(['modern', MODERN]);
       expect(auto.getDiscoverResult()?.supportedVersions).toEqual([MODERN, '2025-11-25', '2025-06-18']);
       const result = await auto.callTool({ name: 'list_connections', arguments: {} });
-      expect(result.structuredContent).toEqual({ connections: [DEMO_CONNECTION] });
+      expect(result.structuredContent).toEqual({ connections: [catalogue.DEMO_CONNECTION] });
       expect(errors).toEqual([]);
     } finally {
       await auto.close();

@@ -109,50 +109,59 @@ class Start implements Cmd {
   toString = () => `start(token ${this.slot}${this.progress ? ', progress' : ''})`;
 }
 
-class Complete implements Cmd {
+/**
+ * A command on one running request (the `pick`-th, modulo how many run): counted, applied to the app and
+ * the model by `apply`, then the invariants are checked, then `afterwards` if the command has more to check.
+ */
+abstract class OnRunning implements Cmd {
   constructor(readonly pick: number) {}
   check = (m: Readonly<Model>) => m.running.length > 0;
   async run(m: Model, r: Real) {
     commands++;
     const req = pickRunning(m, this.pick);
+    await this.apply(m, r, req);
+    await invariants(m, r);
+    this.afterwards?.(r, req);
+  }
+  protected abstract apply(m: Model, r: Real, req: Req): void | Promise<void>;
+  protected afterwards?(r: Real, req: Req): void;
+}
+
+/** `notifications/cancelled` from `sender` for `id`: accepted with an empty 202, then the model follows. */
+async function cancelFrom(m: Model, r: Real, sender: Caller, id: number, reason: string): Promise<void> {
+  const notified = await r.h.cancel(sender, id, reason);
+  expect({ status: notified.status, text: notified.text }).toEqual({ status: 202, text: '' });
+  cancelled(m, sender, id);
+}
+
+class Complete extends OnRunning {
+  protected apply(m: Model, r: Real, req: Req) {
     r.h.tool.end(req.flight.key);
     end(m, req, 'completed');
-    await invariants(m, r);
   }
-  toString = () => `complete(#${this.pick})`;
+  override toString = () => `complete(#${this.pick})`;
 }
 
-class CancelOwn implements Cmd {
-  constructor(readonly pick: number) {}
-  check = (m: Readonly<Model>) => m.running.length > 0;
-  async run(m: Model, r: Real) {
-    commands++;
-    const req = pickRunning(m, this.pick);
-    const notified = await r.h.cancel(req.caller, req.id, 'fast-check: own');
-    expect({ status: notified.status, text: notified.text }).toEqual({ status: 202, text: '' });
-    cancelled(m, req.caller, req.id);
+class CancelOwn extends OnRunning {
+  protected async apply(m: Model, r: Real, req: Req) {
+    await cancelFrom(m, r, req.caller, req.id, 'fast-check: own');
     tally('cancel own');
-    await invariants(m, r);
   }
-  toString = () => `cancelOwn(#${this.pick})`;
+  override toString = () => `cancelOwn(#${this.pick})`;
 }
 
-class CancelOthers implements Cmd {
-  constructor(readonly pick: number) {}
-  check = (m: Readonly<Model>) => m.running.length > 0;
-  async run(m: Model, r: Real) {
-    commands++;
-    const req = pickRunning(m, this.pick);
+class CancelOthers extends OnRunning {
+  protected async apply(m: Model, r: Real, req: Req) {
     const sender = m.slots[1 - slotOf(m, req)]!.caller;
-    const notified = await r.h.cancel(sender, req.id, "fast-check: someone else's");
-    expect({ status: notified.status, text: notified.text }).toEqual({ status: 202, text: '' });
     const hitsOwn = m.running.some((x) => x.caller === sender && x.id === req.id);
-    cancelled(m, sender, req.id);
+    await cancelFrom(m, r, sender, req.id, "fast-check: someone else's");
     tally(hitsOwn ? "cancel other's id (sender's own same id ended)" : "cancel other's id (nothing ended)");
-    await invariants(m, r);
+  }
+  /** Someone else's cancellation never reaches the request whose id it names. */
+  protected override afterwards(r: Real, req: Req) {
     expect(r.h.tool.isHeld(req.flight.key)).toBe(true);
   }
-  toString = () => `cancelOthers(#${this.pick})`;
+  override toString = () => `cancelOthers(#${this.pick})`;
 }
 
 class Revoke implements Cmd {
@@ -188,38 +197,31 @@ class Advance implements Cmd {
 }
 
 /** Moves time to a running request's deadline exactly (`offset` 0) or a millisecond short of it (-1). */
-class AdvanceToDeadline implements Cmd {
+class AdvanceToDeadline extends OnRunning {
   constructor(
-    readonly pick: number,
+    pick: number,
     readonly offset: 0 | -1,
-  ) {}
-  check = (m: Readonly<Model>) => m.running.length > 0;
-  async run(m: Model, r: Real) {
-    commands++;
-    const req = pickRunning(m, this.pick);
+  ) {
+    super(pick);
+  }
+  protected apply(m: Model, r: Real, req: Req) {
     const ms = req.startedAt + DEADLINE_MS + this.offset - m.now;
     r.clock.increment(ms);
     timeMoved(m, ms);
     tally(`advance to a deadline${this.offset ? ' - 1 ms' : ''}`);
-    await invariants(m, r);
   }
-  toString = () => `advanceToDeadline(#${this.pick}${this.offset ? ', -1 ms' : ''})`;
+  override toString = () => `advanceToDeadline(#${this.pick}${this.offset ? ', -1 ms' : ''})`;
 }
 
-class Disconnect implements Cmd {
-  constructor(readonly pick: number) {}
-  check = (m: Readonly<Model>) => m.running.length > 0;
-  async run(m: Model, r: Real) {
-    commands++;
-    const req = pickRunning(m, this.pick);
+class Disconnect extends OnRunning {
+  protected async apply(m: Model, r: Real, req: Req) {
     await req.flight.drop();
     // One poll period: the dropped request's next poll is due within it.
     r.clock.increment(1_000);
     end(m, req, 'dropped');
     timeMoved(m, 1_000);
-    await invariants(m, r);
   }
-  toString = () => `disconnect(#${this.pick})`;
+  override toString = () => `disconnect(#${this.pick})`;
 }
 
 const pick = fc.nat({ max: 20 });
