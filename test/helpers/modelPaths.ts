@@ -1,4 +1,6 @@
 import { describe, it } from 'vitest';
+import type { AnyStateMachine, EventFromLogic } from 'xstate';
+import { createTestModel } from 'xstate/graph';
 
 type Path = { description: string; steps: { event: unknown }[] };
 
@@ -9,6 +11,14 @@ export function pathsOf<P extends Path>(model: { getShortestPaths(): P[]; getSim
   const simple = model.getSimplePaths();
   const shortestKeys = new Set(shortest.map(key));
   return { shortest, simple, extraSimple: simple.filter((p) => !shortestKeys.has(key(p))) };
+}
+
+/**
+ * The paths of a timer-free model through only the events each state can take: a guarded-off event
+ * must not be run against the real system (a WAIT it ignores would still move the real clock).
+ */
+export function reachablePaths<T extends AnyStateMachine>(machine: T, events?: EventFromLogic<T>[]) {
+  return pathsOf(createTestModel(machine, { ...(events ? { events } : {}), filterEvents: (state, event) => (state as { can(event: unknown): boolean }).can(event) }));
 }
 
 /** One test per path: every shortest path, then every remaining simple path. */

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import { createTestModel } from 'xstate/graph';
 import { expectLegacySuccess, expectSessionOpened, initializeAs, type Minted, mintToken, openSession } from '../helpers/legacyAssertions.js';
 import { legacyCall } from '../helpers/legacySession.js';
-import { describePaths, pathsOf } from '../helpers/modelPaths.js';
+import { describePaths, reachablePaths } from '../helpers/modelPaths.js';
 import { expectRpcError } from '../helpers/rpcAssertions.js';
 import { type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
 
@@ -76,10 +75,9 @@ const sessionModel = setup({
 });
 
 type ModelState = SnapshotFrom<typeof sessionModel>;
-type ModelPath = ReturnType<typeof model.getShortestPaths>[number];
+type ModelPath = (typeof paths.shortest)[number];
 
-const model = createTestModel(sessionModel, { filterEvents: (state, event) => state.can(event) });
-const paths = pathsOf(model);
+const paths = reachablePaths(sessionModel);
 const { shortest, simple, extraSimple } = paths;
 
 let executed = 0;

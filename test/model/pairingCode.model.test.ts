@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import { createTestModel } from 'xstate/graph';
-import { describePaths, pathsOf } from '../helpers/modelPaths.js';
+import { describePaths, reachablePaths } from '../helpers/modelPaths.js';
 import { type ClientPairing, type ExchangeReply, PairingHarness, wrongVerifier } from '../helpers/pairingHarness.js';
 
 /**
@@ -73,13 +72,10 @@ const codeModel = setup({
 });
 
 type ModelState = SnapshotFrom<typeof codeModel>;
-type ModelPath = ReturnType<typeof model.getShortestPaths>[number];
+type ModelPath = (typeof paths.shortest)[number];
 type StateName = 'pending' | 'spent' | 'burned' | 'expired' | 'gone';
 
-// Only events the model can take from a state: a guarded-off event must not be run against the app (a
-// WAIT_1_S that the model ignores would still move the real clock).
-const model = createTestModel(codeModel, { filterEvents: (state, event) => state.can(event) });
-const paths = pathsOf(model);
+const paths = reachablePaths(codeModel);
 const { shortest, simple, extraSimple } = paths;
 
 /** What an exchange answers, by the state the code is in when it arrives. */
