@@ -6,6 +6,7 @@ import type { PairingCodeOutput } from '../../machines/pairingCode.js';
 import { type ChildDone, pairingCodeId, pairingRequestId, supervisorMachine } from '../../machines/supervisor.js';
 import { ACTIVITY_FILE, ActivityLog, type ActivityEntry } from '../activity/activityLog.js';
 import { AUTH_LOCKOUT, Authenticator } from '../auth/authenticator.js';
+import { BridgeToken } from '../auth/bridgeToken.js';
 import { CALLER_LIMITS, CallerLimits, type CallerLimitPolicy } from '../auth/callerLimits.js';
 import { FailureLockout } from '../auth/failureLockout.js';
 import { RequestStateSigner } from '../auth/requestState.js';
@@ -112,8 +113,10 @@ export async function startApp(options: AppOptions): Promise<App> {
       enabled = true;
     },
   });
+  const bridgeToken = new BridgeToken();
   const authenticator = new Authenticator({
     tokens: options.auth === false ? undefined : tokens,
+    bridge: bridgeToken,
     lockout: new FailureLockout(AUTH_LOCKOUT),
     clock,
     audit,
@@ -162,7 +165,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     await control.close();
     throw error;
   }
-  writeHandshake(dataDir, { port, pid: process.pid, version: SERVER_VERSION });
+  writeHandshake(dataDir, { port, pid: process.pid, version: SERVER_VERSION, bridgeToken: bridgeToken.plaintext });
   const flushTimer = setInterval(() => tokens.flush(), FLUSH_INTERVAL_MS);
   flushTimer.unref();
 

@@ -4,7 +4,13 @@ import { writeFileAtomic } from './atomicFile.js';
 
 export const HANDSHAKE_FILE = 'mcp-handshake.json';
 
-export type Handshake = { port: number; pid: number; version: string };
+export type Handshake = {
+  port: number;
+  pid: number;
+  version: string;
+  /** Authenticates `sluice bridge`; rotated at every start. */
+  bridgeToken: string;
+};
 
 export const handshakePath = (dataDir: string) => join(dataDir, HANDSHAKE_FILE);
 
@@ -13,12 +19,18 @@ export function writeHandshake(dataDir: string, handshake: Handshake): void {
   writeFileAtomic(handshakePath(dataDir), `${JSON.stringify(handshake)}\n`);
 }
 
+/** The handshake of the running application; undefined when there is none or it is not one. */
 export function readHandshake(dataDir: string): Handshake | undefined {
+  let parsed: unknown;
   try {
-    return JSON.parse(readFileSync(handshakePath(dataDir), 'utf8')) as Handshake;
+    parsed = JSON.parse(readFileSync(handshakePath(dataDir), 'utf8'));
   } catch {
     return undefined;
   }
+  const { port, pid, version, bridgeToken } = (parsed ?? {}) as Partial<Handshake>;
+  const valid =
+    Number.isInteger(port) && Number.isInteger(pid) && typeof version === 'string' && typeof bridgeToken === 'string';
+  return valid ? (parsed as Handshake) : undefined;
 }
 
 export function removeHandshake(dataDir: string): void {

@@ -3,6 +3,7 @@ import type { ActivityEntry } from '../activity/activityLog.js';
 import type { AppClock } from '../app/clock.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { SERVER_NAME } from '../protocol/serverInfo.js';
+import type { BridgeToken } from './bridgeToken.js';
 import { rateLimited } from './callerLimits.js';
 import type { FailureLockout } from './failureLockout.js';
 import { scopesForLevel } from './levels.js';
@@ -26,6 +27,8 @@ export function principalOf(record: TokenRecord): Principal {
 export type AuthenticatorDeps = {
   /** Absent when authentication is off (`--no-auth`): every caller is the anonymous loopback principal. */
   tokens: TokenStore | undefined;
+  /** The per-start token of `sluice bridge`, accepted beside the stored ones. */
+  bridge: BridgeToken;
   lockout: FailureLockout;
   clock: AppClock;
   audit(entry: ActivityEntry): void;
@@ -58,6 +61,11 @@ export class Authenticator {
       throw new ProtocolError(ErrorCode.Unauthenticated, 'Unauthenticated: send Authorization: Bearer <token>', undefined, challenge());
     }
     const token = /^Bearer +(\S+)$/i.exec(header)?.[1] ?? '';
+    const bridge = this.#deps.bridge.principalFor(token);
+    if (bridge) {
+      await lockout.clear(address);
+      return bridge;
+    }
     const verdict = tokens.verify(token, clock.now());
     if (verdict.ok) {
       await lockout.clear(address);

@@ -2,6 +2,7 @@
 import { ConfigError } from '../app/config.js';
 import { activity } from './activity.js';
 import { approvals, approve, deny } from './approvals.js';
+import { bridge } from './bridge.js';
 import { connections } from './connections.js';
 import { callControl, isRunning } from './controlClient.js';
 import { supportDirOf } from './dataDirOption.js';
@@ -30,6 +31,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
   pair,
   server: serverSwitch,
   connections,
+  bridge,
 };
 
 const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
@@ -41,7 +43,8 @@ const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
   pair --client NAME [--scopes LEVEL] [--print-token]   the reference pairing client
   server on|off|status                              switch the MCP server (off: -33006)
   connections list [--json] | connections add --name N --sqlite PATH [--id ID] [--external-access L] [--ai-policy P]
-  activity [--json] [--limit N] [--category C] [--verify]`;
+  activity [--json] [--limit N] [--category C] [--verify]
+  bridge                                            MCP over stdio for clients that launch servers`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

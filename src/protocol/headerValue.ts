@@ -24,3 +24,9 @@ export function decodeHeaderValue(name: string, raw: string): string {
     throw headerMismatch(`Header ${name} does not wrap valid UTF-8`);
   }
 }
+
+/** The sender's side of the rule above: printable ASCII without edge spaces plain, anything else wrapped. */
+export function encodeHeaderValue(value: string): string {
+  const plain = PRINTABLE_ASCII.test(value) && value.trim() === value && !value.startsWith('=?');
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}

@@ -1,12 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Subscriptions } from '../app/subscriptions.js';
 import type { Principal } from '../auth/principal.js';
-import { META_SERVER_INFO } from '../protocol/era.js';
+import { META_SERVER_INFO, META_SUBSCRIPTION_ID } from '../protocol/era.js';
 import { invalidParams } from '../protocol/errors.js';
 import { isPlainObject, type Params, type RequestId } from '../protocol/jsonrpc.js';
 import { serverInfo } from '../protocol/serverInfo.js';
-
-const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 function requestedNotifications(params: Params) {
   const { notifications } = params;
@@ -32,7 +30,7 @@ export async function handleListen(
   connected: () => boolean,
 ): Promise<void> {
   const honoured = subscriptions.honour(principal, requestedNotifications(message.params));
-  const meta = { [SUBSCRIPTION_ID]: message.id };
+  const meta = { [META_SUBSCRIPTION_ID]: message.id };
   const frame = (payload: unknown) => {
     if (!res.destroyed) res.write(`data: ${JSON.stringify(payload)}\n\n`);
   };

@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:chil
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Handshake } from '../../src/app/handshake.js';
 
 /** The built command (`npm test` builds first), run exactly as a user runs it. */
 export const SLUICE_BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -37,7 +38,7 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): ServePr
 export async function waitForHandshake(
   dataDir: string,
   timeoutMs = 15_000,
-): Promise<{ port: number; pid: number; version: string }> {
+): Promise<Handshake> {
   const file = join(dataDir, 'mcp-handshake.json');
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(file)) {

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../src/protocol/errors.js';
-import { decodeHeaderValue } from '../../src/protocol/headerValue.js';
+import { decodeHeaderValue, encodeHeaderValue } from '../../src/protocol/headerValue.js';
 
 /**
  * Contract, "Required headers": a value that is not printable ASCII or has edge spaces travels as
@@ -87,5 +88,28 @@ describe('decodeHeaderValue', () => {
 
   it('the error names the header', () => {
     expect(mismatch('=?base64?!!!?=').message).toContain('mcp-param-x');
+  });
+});
+
+describe('encodeHeaderValue (the bridge sends with it)', () => {
+  it('sends printable ASCII without edge spaces plain, and wraps everything else', () => {
+    expect(encodeHeaderValue('execute_query')).toBe('execute_query');
+    expect(encodeHeaderValue('sluice://connections/demo/tables/books')).toBe('sluice://connections/demo/tables/books');
+    expect(encodeHeaderValue('café')).toBe(wrap('café'));
+    expect(encodeHeaderValue(' padded')).toBe(wrap(' padded'));
+    expect(encodeHeaderValue('tab\there')).toBe(wrap('tab\there'));
+    // Plain text that looks like a wrapper would be decoded on arrival: it is wrapped itself.
+    expect(encodeHeaderValue('=?base64?eA==?=')).toBe(wrap('=?base64?eA==?='));
+  });
+
+  it('round-trips through decodeHeaderValue for any Unicode text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => {
+        const sent = encodeHeaderValue(text);
+        expect(sent).toMatch(/^[\x20-\x7e]*$/);
+        expect(decodeHeaderValue('mcp-name', sent)).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
