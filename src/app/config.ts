@@ -1,21 +1,35 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { displayUrl, parseServerUrl } from '../db/connectionUrl.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { writeFileAtomic } from './atomicFile.js';
 
 export const externalAccessLevels = ['blocked', 'readOnly', 'readWrite'] as const;
 export const aiPolicies = ['never', 'askEachTime', 'always'] as const;
 
-export type SavedConnection = {
+type ConnectionSettings = {
   id: string;
   name: string;
-  engine: 'sqlite';
-  /** Path of the SQLite file. */
-  path: string;
   description?: string;
   externalAccess: (typeof externalAccessLevels)[number];
   aiPolicy: (typeof aiPolicies)[number];
 };
+
+/** An embedded SQLite file, or a PostgreSQL / MySQL (MariaDB) server named by its URL. */
+export type SavedConnection = ConnectionSettings &
+  (
+    | { engine: 'sqlite'; /** Path of the SQLite file. */ path: string }
+    | {
+        engine: 'postgres' | 'mysql';
+        /** `postgres://user:password@host:port/database` or `mysql://…`; the config file is 0600. */
+        url: string;
+      }
+  );
+
+/** A saved connection as it may leave the process: the URL's password replaced by `***`. */
+export function withoutPassword(connection: SavedConnection): SavedConnection {
+  return connection.engine === 'sqlite' ? connection : { ...connection, url: displayUrl(connection.url) };
+}
 
 export type Config = { connections: SavedConnection[] };
 
@@ -31,6 +45,7 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
     name,
     engine,
     path,
+    url,
     description,
     externalAccess = 'readOnly',
     aiPolicy = 'askEachTime',
@@ -39,24 +54,31 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
     throw new ConfigError(`${where}.id must be 1 to 64 letters, digits, _ or -`);
   }
   if (typeof name !== 'string' || name.length === 0) throw new ConfigError(`${where}.name must be a string`);
-  if (engine !== 'sqlite') throw new ConfigError(`${where}.engine must be "sqlite"`);
-  if (typeof path !== 'string' || path.length === 0)
+  if (engine !== 'sqlite' && engine !== 'postgres' && engine !== 'mysql') {
+    throw new ConfigError(`${where}.engine must be "sqlite", "postgres" or "mysql"`);
+  }
+  if (engine === 'sqlite' && (typeof path !== 'string' || path.length === 0)) {
     throw new ConfigError(`${where}.path must be a file path`);
+  }
+  if (engine !== 'sqlite' && (typeof url !== 'string' || parseServerUrl(url)?.engine !== engine)) {
+    throw new ConfigError(`${where}.url must be a ${engine}:// URL with a host and a database`);
+  }
   if (!externalAccessLevels.includes(externalAccess as never)) {
     throw new ConfigError(`${where}.externalAccess must be one of ${externalAccessLevels.join(', ')}`);
   }
   if (!aiPolicies.includes(aiPolicy as never)) {
     throw new ConfigError(`${where}.aiPolicy must be one of ${aiPolicies.join(', ')}`);
   }
-  return {
+  const settings: ConnectionSettings = {
     id,
     name,
-    engine,
-    path,
     ...(typeof description === 'string' ? { description } : {}),
     externalAccess: externalAccess as SavedConnection['externalAccess'],
     aiPolicy: aiPolicy as SavedConnection['aiPolicy'],
   };
+  return engine === 'sqlite'
+    ? { ...settings, engine, path: path as string }
+    : { ...settings, engine, url: url as string };
 }
 
 export function readConfig(dataDir: string): Config | undefined {

@@ -5,7 +5,7 @@ import type { PairingService } from '../pairing/pairingService.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
 import type { AppClock } from './clock.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
-import { parseConnection, writeConfig } from './config.js';
+import { parseConnection, withoutPassword, writeConfig } from './config.js';
 import type { ConsentDialogs } from './consentDialogs.js';
 import type { ControlHandlers } from './controlServer.js';
 
@@ -80,13 +80,13 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
       });
     },
     'approvals.deny': (p) => (deps.dialogs.answer(text(p.id, 'id'), 'deny') ? { ok: true } : pairing.deny(text(p.id, 'id'))),
-    'connections.list': () => deps.catalog.all(),
+    'connections.list': () => deps.catalog.all().map(withoutPassword),
     'connections.add': (p) => {
       const connection = parseConnection(p, 'the connection');
       deps.catalog.add(connection);
       writeConfig(deps.dataDir, { connections: deps.catalog.all() });
       audit({ category: 'admin', action: 'connection.added', outcome: 'success', connectionId: connection.id });
-      return connection;
+      return withoutPassword(connection);
     },
     'server.status': () => ({ enabled: deps.isEnabled() }),
     'server.setEnabled': (p) => {

@@ -14,7 +14,7 @@ export const connectionIdProperty = {
 
 export const schemaProperty = {
   type: 'string',
-  description: 'Schema name; defaults to the connection’s default schema (main on SQLite).',
+  description: 'Schema name; defaults to the connection’s default schema (main on SQLite, public on PostgreSQL, the connection’s database on MySQL).',
   minLength: 1,
   maxLength: 256,
 } as const satisfies Schema;

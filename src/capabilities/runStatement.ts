@@ -2,7 +2,7 @@ import type { SavedConnection } from '../app/config.js';
 import { requireScopes, requireWritable } from '../auth/access.js';
 import type { StatementKind } from '../db/classify.js';
 import type { Database, ResultSet } from '../db/database.js';
-import { SqliteFailure } from '../db/sqlite/processPool.js';
+import { DriverFailure } from '../db/driverFailure.js';
 import { fromDriverError } from './dbErrors.js';
 import { toResultSet } from './resultSet.js';
 import type { CallContext } from './types.js';
@@ -52,7 +52,7 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   try {
     result = await run(kind);
   } catch (error) {
-    if (!(kind === 'read' && error instanceof SqliteFailure && error.code === 'not_read_only')) throw failed(error, kind);
+    if (!(kind === 'read' && error instanceof DriverFailure && error.kind === 'not_read_only')) throw failed(error, kind);
     kind = 'write';
     await authorizeWrite(ctx, connection, { ...statement, kind });
     result = await run(kind).catch((writeError: unknown) => {

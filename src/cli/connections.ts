@@ -1,20 +1,28 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { aiPolicies, externalAccessLevels, parseConnection, type SavedConnection, writeConfig } from '../app/config.js';
+import {
+  aiPolicies,
+  externalAccessLevels,
+  parseConnection,
+  type SavedConnection,
+  withoutPassword,
+  writeConfig,
+} from '../app/config.js';
 import { loadOrCreateConfig } from '../app/demo.js';
+import { parseServerUrl } from '../db/connectionUrl.js';
 import { callControl, isRunning } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { UsageError } from './usageError.js';
 
 const USAGE =
-  'usage: sluice connections list [--json] | connections add --name NAME --sqlite PATH [--id ID] ' +
+  'usage: sluice connections list [--json] | connections add --name NAME (--sqlite PATH | --url postgres://…|mysql://…) [--id ID] ' +
   `[--external-access ${externalAccessLevels.join('|')}] [--ai-policy ${aiPolicies.join('|')}]`;
 
 const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 64) || 'connection';
 
 function table(connections: SavedConnection[]): string {
-  const rows = connections.map((c) => [c.id, c.name, c.engine, c.externalAccess, c.aiPolicy, c.path]);
-  const all = [['ID', 'NAME', 'ENGINE', 'EXTERNAL ACCESS', 'AI POLICY', 'PATH'], ...rows];
+  const rows = connections.map((c) => [c.id, c.name, c.engine, c.externalAccess, c.aiPolicy, c.engine === 'sqlite' ? c.path : c.url]);
+  const all = [['ID', 'NAME', 'ENGINE', 'EXTERNAL ACCESS', 'AI POLICY', 'WHERE'], ...rows];
   const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   return all.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }
@@ -28,7 +36,7 @@ export async function connections(argv: string[]): Promise<void> {
     const { values } = parseArgs({ args: rest, options: { ...dataDirOption, json: { type: 'boolean' } }, strict: true });
     const list = running
       ? ((await callControl(dataDir, 'connections.list')) as SavedConnection[])
-      : loadOrCreateConfig(dataDir).connections;
+      : loadOrCreateConfig(dataDir).connections.map(withoutPassword);
     process.stdout.write(values.json ? `${JSON.stringify(list, null, 2)}\n` : `${table(list)}\n`);
     return;
   }
@@ -40,17 +48,21 @@ export async function connections(argv: string[]): Promise<void> {
       name: { type: 'string' },
       id: { type: 'string' },
       sqlite: { type: 'string' },
+      url: { type: 'string' },
       'external-access': { type: 'string', default: 'readOnly' },
       'ai-policy': { type: 'string', default: 'askEachTime' },
     },
     strict: true,
   });
-  if (!values.name || !values.sqlite) throw new UsageError(USAGE);
+  if (!values.name || (values.sqlite === undefined) === (values.url === undefined)) throw new UsageError(USAGE);
+  const server = values.url === undefined ? undefined : parseServerUrl(values.url);
+  if (values.url !== undefined && !server) {
+    throw new UsageError('--url must be postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or mysql://… (mariadb://…)');
+  }
   const candidate = {
     id: values.id ?? slug(values.name),
     name: values.name,
-    engine: 'sqlite',
-    path: resolve(values.sqlite),
+    ...(server ? { engine: server.engine, url: values.url } : { engine: 'sqlite', path: resolve(values.sqlite ?? '') }),
     externalAccess: values['external-access'],
     aiPolicy: values['ai-policy'],
   };

@@ -1,19 +1,194 @@
 import { ToolError } from '../protocol/errors.js';
+import type { Engine } from './database.js';
 import { type SqlToken, splitStatements, tokenize, UnreadableSql } from './sqlTokens.js';
 
 export type StatementKind = 'read' | 'write' | 'ddl' | 'destructive';
 
-const WRITE_VERBS = new Set(['INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'UPSERT', 'MERGE']);
-const CTE_WRITE_VERBS = new Set(['INSERT', 'UPDATE', 'DELETE']);
-const DDL_VERBS = new Set(['CREATE', 'ALTER', 'REINDEX', 'ANALYZE', 'COMMENT', 'RENAME']);
+export type ClassifiedStatement = { kind: StatementKind; verb: string };
+
+/**
+ * Statements (by their leading words, see `lead`), phrases and functions that reach the file system,
+ * run server-side code or reach other servers: refused on every tool. A function matches by name, or
+ * by prefix where the entry ends in `*`.
+ */
+const DENIED_STATEMENTS: Record<Engine, string[]> = {
+  sqlite: ['ATTACH', 'DETACH', 'VACUUM', 'LOAD', 'COPY'],
+  postgres: [
+    'COPY',
+    'LOAD',
+    'DO',
+    'IMPORT',
+    'ALTER SYSTEM',
+    'CREATE EXTENSION',
+    'ALTER EXTENSION',
+    'CREATE LANGUAGE',
+    'CREATE SERVER',
+    'CREATE FOREIGN DATA WRAPPER',
+    'CREATE SUBSCRIPTION',
+    'ALTER SUBSCRIPTION',
+  ],
+  mysql: [
+    'LOAD',
+    'INSTALL',
+    'UNINSTALL',
+    'SHUTDOWN',
+    'RESTART',
+    'KILL',
+    'PURGE',
+    'CHANGE',
+    'RESET',
+    'CLONE',
+    'BINLOG',
+    'IMPORT',
+    'CREATE SERVER',
+    'START SLAVE',
+    'START REPLICA',
+    'START GROUP_REPLICATION',
+    'STOP',
+  ],
+};
+const DENIED_PHRASES: Record<Engine, string[]> = {
+  sqlite: [],
+  postgres: [],
+  mysql: ['INTO OUTFILE', 'INTO DUMPFILE', 'SONAME', 'DATA DIRECTORY', 'INDEX DIRECTORY'],
+};
+const DENIED_FUNCTIONS: Record<Engine, string[]> = {
+  sqlite: ['LOAD_EXTENSION', 'READFILE', 'WRITEFILE', 'EDIT', 'FTS3_TOKENIZER'],
+  postgres: [
+    'PG_READ_FILE',
+    'PG_READ_BINARY_FILE',
+    'PG_LS_*',
+    'PG_STAT_FILE',
+    'PG_FILE_*',
+    'PG_LOGDIR_LS',
+    'LO_IMPORT',
+    'LO_EXPORT',
+    'DBLINK*',
+    'PG_TERMINATE_BACKEND',
+    'PG_CANCEL_BACKEND',
+    'PG_RELOAD_CONF',
+    'PG_ROTATE_LOGFILE',
+    'PG_PROMOTE',
+    // These run SQL text, which this classifier never sees.
+    'QUERY_TO_XML*',
+    'CURSOR_TO_XML*',
+    'TS_STAT',
+    'TS_REWRITE',
+  ],
+  mysql: ['LOAD_FILE', 'SYS_EXEC', 'SYS_EVAL'],
+};
+/** PostgreSQL languages whose functions can reach the file system or the operating system. */
+const UNTRUSTED_LANGUAGES = new Set([
+  'C',
+  'INTERNAL',
+  'PLPYTHONU',
+  'PLPYTHON2U',
+  'PLPYTHON3U',
+  'PLPERLU',
+  'PLTCLU',
+  'PLSH',
+  'PLLUAU',
+  'PLR',
+  'JAVAU',
+]);
+
+/** Transaction control and session state are Sluice's: each call runs one self-contained statement. */
+const TRANSACTION_CONTROL = [
+  'BEGIN',
+  'COMMIT',
+  'END',
+  'ROLLBACK',
+  'SAVEPOINT',
+  'RELEASE',
+  'START',
+  'ABORT',
+  'XA',
+  'SET TRANSACTION',
+];
+const SESSION_STATEMENTS: Record<Engine, string[]> = {
+  sqlite: [],
+  postgres: [
+    'SET',
+    'RESET',
+    'DISCARD',
+    'PREPARE',
+    'EXECUTE',
+    'DEALLOCATE',
+    'LISTEN',
+    'UNLISTEN',
+    'DECLARE',
+    'FETCH',
+    'MOVE',
+    'CLOSE',
+  ],
+  mysql: ['SET', 'PREPARE', 'EXECUTE', 'DEALLOCATE', 'USE', 'LOCK', 'UNLOCK', 'HANDLER'],
+};
+const SESSION_FUNCTIONS: Record<Engine, string[]> = { sqlite: [], postgres: ['SET_CONFIG'], mysql: [] };
+
+const READ_VERBS: Record<Engine, Set<string>> = {
+  sqlite: new Set(['SELECT', 'VALUES', 'WITH']),
+  postgres: new Set(['SELECT', 'VALUES', 'WITH', 'TABLE', 'SHOW']),
+  mysql: new Set(['SELECT', 'VALUES', 'WITH', 'TABLE', 'SHOW']),
+};
+const EXPLAIN_VERBS: Record<Engine, Set<string>> = {
+  sqlite: new Set(['EXPLAIN']),
+  postgres: new Set(['EXPLAIN']),
+  mysql: new Set(['EXPLAIN', 'DESCRIBE', 'DESC']),
+};
+const EXPLAIN_OPTIONS = new Set(['ANALYZE', 'ANALYSE', 'VERBOSE', 'QUERY', 'PLAN', 'EXTENDED', 'PARTITIONS']);
+/** What MariaDB's `ANALYZE <statement>` runs (and reports on). */
+const ANALYZED_VERBS = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'WITH']);
+/** Verbs of statements that change data, as a statement (`REPLACE INTO`), not a function (`replace(`). */
+const MODIFYING_VERBS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'REPLACE']);
+/** What makes a read statement change something: row locks, and `SELECT … INTO` creating a table. */
+const ROW_LOCKS = ['FOR UPDATE', 'FOR SHARE', 'FOR NO KEY UPDATE', 'FOR KEY SHARE', 'LOCK IN SHARE MODE'];
+const WRITING_PHRASES: Record<Engine, string[]> = {
+  sqlite: [],
+  postgres: [...ROW_LOCKS, 'INTO'],
+  mysql: [...ROW_LOCKS, 'NEXT VALUE FOR'],
+};
+const WRITING_FUNCTIONS: Record<Engine, string[]> = {
+  sqlite: [],
+  postgres: [
+    'NEXTVAL',
+    'SETVAL',
+    'PG_ADVISORY_*',
+    'PG_TRY_ADVISORY_*',
+    'PG_NOTIFY',
+    'LO_CREATE',
+    'LO_CREAT',
+    'LO_UNLINK',
+    'LO_PUT',
+    'LO_FROM_BYTEA',
+    'LO_TRUNCATE*',
+    'LOWRITE',
+    'TXID_CURRENT',
+    'PG_CURRENT_XACT_ID',
+    'PG_SWITCH_WAL',
+    'PG_CREATE_*',
+    'PG_DROP_REPLICATION_SLOT',
+    'PG_LOGICAL_EMIT_MESSAGE',
+    'PG_LOGICAL_SLOT_GET_*',
+    'PG_STAT_RESET*',
+  ],
+  mysql: ['GET_LOCK', 'RELEASE_LOCK', 'RELEASE_ALL_LOCKS', 'NEXTVAL', 'SETVAL'],
+};
+const DDL_VERBS = new Set([
+  'CREATE',
+  'ALTER',
+  'COMMENT',
+  'RENAME',
+  'REINDEX',
+  'GRANT',
+  'REVOKE',
+  'CLUSTER',
+  'REFRESH',
+  'OPTIMIZE',
+]);
 const DESTRUCTIVE_VERBS = new Set(['DROP', 'TRUNCATE']);
-const WHERE = new Set(['WHERE']);
-const TRANSACTION_VERBS = new Set(['BEGIN', 'COMMIT', 'END', 'ROLLBACK', 'SAVEPOINT', 'RELEASE', 'START']);
-/** Statements and functions that reach the file system or load code: refused on every tool. */
-const FILE_VERBS = new Set(['ATTACH', 'DETACH', 'VACUUM', 'LOAD', 'COPY']);
-const FILE_FUNCTIONS = new Set(['LOAD_EXTENSION', 'READFILE', 'WRITEFILE', 'EDIT', 'FTS3_TOKENIZER']);
-/** Introspection pragmas that only read; any other pragma, or any assignment, is not a read. */
-const READ_PRAGMAS = new Set([
+const MODIFIERS = new Set(['OR', 'REPLACE', 'TRUSTED', 'PROCEDURAL']);
+/** SQLite introspection pragmas that only read, with an argument in parentheses or none. */
+const READ_PRAGMAS_WITH_ARGUMENT = new Set([
   'TABLE_INFO',
   'TABLE_XINFO',
   'TABLE_LIST',
@@ -21,14 +196,17 @@ const READ_PRAGMAS = new Set([
   'INDEX_INFO',
   'INDEX_XINFO',
   'FOREIGN_KEY_LIST',
+  'FOREIGN_KEY_CHECK',
+  'INTEGRITY_CHECK',
+  'QUICK_CHECK',
+]);
+/** …and those that only read without one: `PRAGMA user_version(3)` sets it, like `= 3`. */
+const READ_PRAGMAS = new Set([
   'DATABASE_LIST',
   'COLLATION_LIST',
   'FUNCTION_LIST',
   'PRAGMA_LIST',
   'COMPILE_OPTIONS',
-  'FOREIGN_KEY_CHECK',
-  'INTEGRITY_CHECK',
-  'QUICK_CHECK',
   'USER_VERSION',
   'SCHEMA_VERSION',
   'PAGE_COUNT',
@@ -36,46 +214,141 @@ const READ_PRAGMAS = new Set([
   'ENCODING',
 ]);
 
-export type ClassifiedStatement = { kind: StatementKind; verb: string };
+const isWord = (token: SqlToken | undefined, words: Set<string> | string) =>
+  token?.kind === 'word' && (typeof words === 'string' ? token.text === words : words.has(token.text));
+const isPunct = (token: SqlToken | undefined, text: string) => token?.kind === 'punct' && token.text === text;
 
-const hasWord = (tokens: SqlToken[], words: Set<string>) =>
-  tokens.some((t) => t.kind === 'word' && words.has(t.text));
+/** Whether the statement has these words one right after the other. */
+const hasPhrase = (tokens: SqlToken[], phrase: string) => {
+  const words = phrase.split(' ');
+  return tokens.some((_, i) => words.every((word, j) => isWord(tokens[i + j], word)));
+};
 
-function classifyTokens(tokens: SqlToken[]): ClassifiedStatement {
-  const verb = tokens[0]?.kind === 'word' ? tokens[0].text : '';
-  if (FILE_VERBS.has(verb) || hasWord(tokens, FILE_FUNCTIONS)) {
-    throw new ToolError('denied', 'statements that reach the file system or load code are refused');
+/** The leading words, modifiers dropped: `CREATE OR REPLACE TRUSTED LANGUAGE` leads `CREATE LANGUAGE`. */
+function lead(tokens: SqlToken[]): string {
+  const words: string[] = [];
+  for (const token of tokens) {
+    if (token.kind !== 'word') break;
+    if (words.length === 0 || !MODIFIERS.has(token.text)) words.push(token.text);
   }
-  if (TRANSACTION_VERBS.has(verb)) {
+  return ` ${words.join(' ')} `;
+}
+const leadsWith = (tokens: SqlToken[], statements: string[]) =>
+  statements.some((statement) => lead(tokens).startsWith(` ${statement} `));
+
+/** Whether the statement calls a listed function: a name, plain or quoted, right before `(`. */
+const calls = (tokens: SqlToken[], functions: string[]) =>
+  tokens.some(
+    (token, i) =>
+      (token.kind === 'word' || token.kind === 'quoted') &&
+      isPunct(tokens[i + 1], '(') &&
+      functions.some((f) => (f.endsWith('*') ? token.text.startsWith(f.slice(0, -1)) : token.text === f)),
+  );
+
+/** A language name as a word, a quoted identifier or a plain string; any other spelling is unread. */
+function languageName(token: SqlToken | undefined): string | undefined {
+  if (token?.kind === 'word' || token?.kind === 'quoted') return token.text;
+  if (token?.kind === 'literal' && token.text.startsWith("'"))
+    return token.text.slice(1, -1).replaceAll("''", "'").toUpperCase();
+  return undefined;
+}
+
+/** A PostgreSQL function or procedure in an untrusted language, or in one this cannot read. */
+function untrustedRoutine(tokens: SqlToken[]): boolean {
+  if (!leadsWith(tokens, ['CREATE FUNCTION', 'CREATE PROCEDURE'])) return false;
+  return tokens.some((token, i) => {
+    if (!isWord(token, 'LANGUAGE')) return false;
+    const name = languageName(tokens[i + 1]);
+    return name === undefined || UNTRUSTED_LANGUAGES.has(name);
+  });
+}
+
+/** Whether a statement that only reads by its verb changes data, locks rows or has other side effects. */
+const writes = (tokens: SqlToken[], engine: Engine) =>
+  tokens.some((token, i) => isWord(token, MODIFYING_VERBS) && !isPunct(tokens[i + 1], '(')) ||
+  WRITING_PHRASES[engine].some((phrase) => hasPhrase(tokens, phrase)) ||
+  calls(tokens, WRITING_FUNCTIONS[engine]);
+
+/** Where the statement EXPLAIN or ANALYZE wraps starts: past their options. */
+function wrappedStart(tokens: SqlToken[]): number {
+  let i = 1;
+  for (;;) {
+    const token = tokens[i];
+    if (i === 1 && isPunct(token, '(')) {
+      let depth = 0;
+      do {
+        if (isPunct(tokens[i], '(')) depth++;
+        if (isPunct(tokens[i], ')')) depth--;
+        i++;
+      } while (depth > 0 && i < tokens.length);
+    } else if (isWord(token, EXPLAIN_OPTIONS)) i++;
+    else if (isWord(token, 'FORMAT')) i += isPunct(tokens[i + 1], '=') ? 3 : 2;
+    else return i;
+  }
+}
+
+function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement {
+  const verb = tokens[0]?.kind === 'word' ? tokens[0].text : '';
+  if (
+    leadsWith(tokens, DENIED_STATEMENTS[engine]) ||
+    DENIED_PHRASES[engine].some((phrase) => hasPhrase(tokens, phrase)) ||
+    calls(tokens, DENIED_FUNCTIONS[engine]) ||
+    (engine === 'postgres' && untrustedRoutine(tokens))
+  ) {
+    throw new ToolError(
+      'denied',
+      'statements that reach the file system, run server-side code or reach other servers are refused',
+    );
+  }
+  if (leadsWith(tokens, TRANSACTION_CONTROL)) {
     throw new ToolError(
       'unsupported',
       'transaction control is managed by Sluice: send one statement per call',
     );
   }
+  if (leadsWith(tokens, SESSION_STATEMENTS[engine]) || calls(tokens, SESSION_FUNCTIONS[engine])) {
+    throw new ToolError(
+      'unsupported',
+      'session state is managed by Sluice: send one self-contained statement per call',
+    );
+  }
+  if (EXPLAIN_VERBS[engine].has(verb)) {
+    // ANALYZE runs the statement (a quoted option name counts too), so EXPLAIN is what it runs.
+    const runs = tokens.some((t) => t.kind !== 'literal' && (t.text === 'ANALYZE' || t.text === 'ANALYSE'));
+    if (runs) return { kind: classifyTokens(tokens.slice(wrappedStart(tokens)), engine).kind, verb };
+    // Planning alone may evaluate a constant subquery.
+    return { kind: calls(tokens, WRITING_FUNCTIONS[engine]) ? 'write' : 'read', verb };
+  }
+  if (verb === 'ANALYZE') {
+    // MariaDB's ANALYZE <statement> runs it; ANALYZE <table> gathers statistics.
+    const wrapped = tokens.slice(wrappedStart(tokens));
+    return { kind: isWord(wrapped[0], ANALYZED_VERBS) ? classifyTokens(wrapped, engine).kind : 'ddl', verb };
+  }
   // The engine has the last word: a "read" it calls a write is refused and handled as a write.
-  if (verb === 'SELECT' || verb === 'VALUES' || verb === 'EXPLAIN') return { kind: 'read', verb };
-  if (verb === 'WITH') return { kind: hasWord(tokens, CTE_WRITE_VERBS) ? 'write' : 'read', verb };
-  if (verb === 'PRAGMA') {
+  if (READ_VERBS[engine].has(verb)) return { kind: writes(tokens, engine) ? 'write' : 'read', verb };
+  if (verb === 'PRAGMA' && engine === 'sqlite') {
     const name = tokens.filter((t) => t.kind === 'word')[1]?.text ?? '';
-    const assigns = tokens.some((t) => t.kind === 'punct' && t.text === '=');
-    return { kind: READ_PRAGMAS.has(name) && !assigns ? 'read' : 'write', verb };
+    const sets = tokens.some((t) => isPunct(t, '='));
+    const argument = tokens.some((t) => isPunct(t, '('));
+    const reads = READ_PRAGMAS_WITH_ARGUMENT.has(name) || (READ_PRAGMAS.has(name) && !argument);
+    return { kind: reads && !sets ? 'read' : 'write', verb };
   }
   if (DESTRUCTIVE_VERBS.has(verb)) return { kind: 'destructive', verb };
-  if (verb === 'DELETE' && !hasWord(tokens, WHERE)) return { kind: 'destructive', verb };
-  if (WRITE_VERBS.has(verb)) return { kind: 'write', verb };
+  if (verb === 'DELETE' && !hasPhrase(tokens, 'WHERE')) return { kind: 'destructive', verb };
   if (DDL_VERBS.has(verb)) return { kind: 'ddl', verb };
-  // What this classifier cannot read is never run as a read.
+  // Data changes (INSERT, UPDATE, MERGE, CALL, …) and what this cannot read are never run as reads.
   return { kind: 'write', verb };
 }
 
 /**
- * Classifies one SQL statement. More than one statement, an empty one, or text the lexer cannot read
- * are `invalid_argument`; statements that touch files or load code are `denied`.
+ * Classifies one SQL statement for `engine`. More than one statement, an empty one, or text the lexer
+ * cannot read are `invalid_argument`; statements that reach the file system, run server-side code or
+ * reach other servers are `denied`; transaction control and session state are `unsupported`.
  */
-export function classifyStatement(sql: string): ClassifiedStatement {
+export function classifyStatement(sql: string, engine: Engine): ClassifiedStatement {
   let statements: SqlToken[][];
   try {
-    statements = splitStatements(tokenize(sql));
+    statements = splitStatements(tokenize(sql, engine));
   } catch (error) {
     if (error instanceof UnreadableSql)
       throw new ToolError('invalid_argument', `the SQL cannot be read: ${error.message}`);
@@ -83,5 +356,5 @@ export function classifyStatement(sql: string): ClassifiedStatement {
   }
   if (statements.length === 0) throw new ToolError('invalid_argument', 'the SQL is empty');
   if (statements.length > 1) throw new ToolError('invalid_argument', 'send exactly one statement per call');
-  return classifyTokens(statements[0] as SqlToken[]);
+  return classifyTokens(statements[0] as SqlToken[], engine);
 }

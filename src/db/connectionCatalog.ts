@@ -2,7 +2,10 @@ import { existsSync } from 'node:fs';
 import type { SavedConnection } from '../app/config.js';
 import { ToolError } from '../protocol/errors.js';
 import { ChangeFeed } from './changeFeed.js';
+import { parseServerUrl } from './connectionUrl.js';
 import type { Database } from './database.js';
+import { MysqlDatabase } from './mysql/mysqlDatabase.js';
+import { PostgresDatabase } from './postgres/postgresDatabase.js';
 import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
 
 /** The saved connections and their drivers, each opened on first use. */
@@ -31,13 +34,11 @@ export class ConnectionCatalog {
     this.changes.emit({ type: 'connections' });
   }
 
+  /** The connection's driver; a server's pools connect on first use, and reconnect after it comes back. */
   database(connection: SavedConnection): Database {
     let db = this.#open.get(connection.id);
     if (!db) {
-      if (!existsSync(connection.path)) {
-        throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
-      }
-      db = new SqliteDatabase(connection.path);
+      db = openDatabase(connection);
       this.#open.set(connection.id, db);
     }
     return db;
@@ -48,4 +49,16 @@ export class ConnectionCatalog {
     this.#open.clear();
     await Promise.all(open.map((db) => db.close()));
   }
+}
+
+function openDatabase(connection: SavedConnection): Database {
+  if (connection.engine === 'sqlite') {
+    if (!existsSync(connection.path)) {
+      throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
+    }
+    return new SqliteDatabase(connection.path);
+  }
+  const address = parseServerUrl(connection.url);
+  if (!address) throw new ToolError('not_connected', `connection "${connection.id}" has no usable URL`);
+  return address.engine === 'postgres' ? new PostgresDatabase(address) : new MysqlDatabase(address);
 }

@@ -5,11 +5,15 @@ const RULES: [RegExp, string][] = [
   [/\b(password|passwd|pwd|secret|token|api[_-]?key)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s;,&)]+)/gi, '$1$2***'],
   // PASSWORD 'secret' (CREATE/ALTER USER … PASSWORD, IDENTIFIED BY)
   [/\b(PASSWORD|IDENTIFIED\s+BY)(\s+)'(?:[^']|'')*'/gi, "$1$2'***'"],
-  // Sluice's own bearer tokens
-  [/\bsl_[A-Za-z0-9_-]{20,}/g, 'sl_***'],
+  // Sluice's own bearer tokens and bridge tokens
+  [/\b(slb?_)[A-Za-z0-9_-]{20,}/g, '$1***'],
 ];
 
-/** Removes secrets a driver may echo (URLs with passwords, connection strings, password literals). */
-export function redact(text: string): string {
-  return RULES.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
+/**
+ * Removes secrets a driver may echo (URLs with passwords, connection strings, password literals), and
+ * any of `secrets` (a connection's own password) wherever it appears.
+ */
+export function redact(text: string, secrets: readonly string[] = []): string {
+  const general = RULES.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
+  return secrets.reduce((out, secret) => (secret.length >= 3 ? out.replaceAll(secret, '***') : out), general);
 }

@@ -24,4 +24,13 @@ describe('redact', () => {
   it('leaves ordinary messages alone', () => {
     expect(redact('no such table: books_x')).toBe('no such table: books_x');
   });
+
+  it('removes a connection’s own secrets wherever they appear, and the bridge token', () => {
+    const message = 'invalid input syntax for type integer: "Tr0ub4dor&3" (slb_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789)';
+    expect(redact(message, ['Tr0ub4dor&3'])).toBe('invalid input syntax for type integer: "***" (slb_***)');
+  });
+
+  it('ignores secrets too short to mean anything (a one-letter password would blank the message)', () => {
+    expect(redact('a table', ['a'])).toBe('a table');
+  });
 });

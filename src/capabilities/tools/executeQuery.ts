@@ -20,7 +20,7 @@ export const executeQuery: Tool<Args> = {
   name: 'execute_query',
   title: 'Execute a SQL statement',
   description:
-    'Runs one SQL statement and returns its rows. Reads run at once; a statement that writes needs the tools:write scope and the user’s consent. Bind values with params (? placeholders) instead of pasting them into the SQL.',
+    'Runs one SQL statement and returns its rows. Reads run at once; a statement that writes needs the tools:write scope and the user’s consent. Bind values with params instead of pasting them into the SQL: ? placeholders on SQLite and MySQL, $1, $2… on PostgreSQL.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -55,7 +55,7 @@ export const executeQuery: Tool<Args> = {
       throw new ToolError('invalid_argument', 'params must be strings, numbers, booleans or null');
     }
     const { connection, db } = useConnection(ctx, args.connection_id);
-    const { kind } = classifyStatement(args.sql);
+    const { kind } = classifyStatement(args.sql, db.engine);
     if (kind === 'destructive') {
       requireScopes(ctx.principal, ['tools:read', 'tools:write']);
       throw new ToolError('unsupported', 'DROP, TRUNCATE and DELETE without WHERE run only through confirm_destructive_operation');
@@ -64,7 +64,7 @@ export const executeQuery: Tool<Args> = {
       tool: 'execute_query',
       sql: args.sql,
       kind,
-      params: params.map((p) => (typeof p === 'boolean' ? Number(p) : p)),
+      params: params.map((p) => (typeof p === 'boolean' && db.engine === 'sqlite' ? Number(p) : p)),
       maxRows: args.max_rows ?? 500,
       timeoutMs: (args.timeout_seconds ?? 30) * 1000,
     });

@@ -1,4 +1,5 @@
 import { classifyStatement } from '../../db/classify.js';
+import { ToolError } from '../../protocol/errors.js';
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
@@ -6,6 +7,8 @@ import type { Tool } from '../types.js';
 import { MAX_SQL_BYTES } from './executeQuery.js';
 
 type Args = { connection_id: string; sql: string };
+
+const EXPLAINABLE = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE', 'INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'MERGE']);
 
 export const explainQuery: Tool<Args> = {
   name: 'explain_query',
@@ -39,7 +42,11 @@ export const explainQuery: Tool<Args> = {
   scopes: [],
   async run(args, ctx) {
     const { db } = useConnection(ctx, args.connection_id);
-    const { kind } = classifyStatement(args.sql);
+    const { kind, verb } = classifyStatement(args.sql, db.engine);
+    // EXPLAIN and ANALYZE themselves are not explained: EXPLAIN ANALYZE would run the statement.
+    if (!EXPLAINABLE.has(verb)) {
+      throw new ToolError('invalid_argument', 'explain_query explains SELECT, WITH, VALUES, INSERT, UPDATE, DELETE, REPLACE and MERGE statements');
+    }
     const result = await db.explain(args.sql, ctx.signal).catch((error: unknown) => {
       throw fromDriverError(error);
     });
@@ -51,12 +58,12 @@ export const explainQuery: Tool<Args> = {
   },
 };
 
-/** SQLite's EXPLAIN QUERY PLAN rows (id, parent, notused, detail) as an indented tree. */
+/** SQLite's EXPLAIN QUERY PLAN rows (id, parent, notused, detail) as an indented tree; other plans as a header line and one line per row. */
 function planText(columns: string[], rows: unknown[][]): string {
   const id = columns.indexOf('id');
   const parent = columns.indexOf('parent');
   const detail = columns.indexOf('detail');
-  if (id < 0 || parent < 0 || detail < 0) return rows.map((r) => r.join(' | ')).join('\n');
+  if (id < 0 || parent < 0 || detail < 0) return [columns, ...rows].map((r) => r.join(' | ')).join('\n');
   const depth = new Map<unknown, number>([[0, -1]]);
   return rows
     .map((row) => {

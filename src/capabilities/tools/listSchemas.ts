@@ -7,7 +7,7 @@ type Args = { connection_id: string };
 export const listSchemas: Tool<Args> = {
   name: 'list_schemas',
   title: 'List schemas',
-  description: 'Lists the schemas of a connection (on SQLite, main and any attached databases).',
+  description: 'Lists the schemas of a connection (on SQLite, main and any attached databases; on MySQL, its databases).',
   inputSchema: {
     type: 'object',
     properties: { connection_id: connectionIdProperty },

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import type { ResultSet } from '../database.js';
+import { DriverFailure } from '../driverFailure.js';
 
 export type SqliteStatement = { mode: 'read' | 'write'; sql: string; params: unknown[]; maxRows: number };
 
@@ -10,15 +11,12 @@ type Reply =
   | ({ id: number; ok: true } & ResultSet)
   | { id: number; ok: false; error: { code: string; message: string } };
 
-/** An error SQLite raised for a statement; `code` is SQLite's (or `not_read_only`). */
-export class SqliteFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SqliteFailure';
-  }
+const UNREACHABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_ABORT']);
+
+/** An error SQLite raised for a statement (`code` is SQLite's, or the query process's `not_read_only`). */
+function sqliteFailure(code: string, message: string): DriverFailure {
+  const kind = code === 'not_read_only' ? 'not_read_only' : UNREACHABLE_CODES.has(code) ? 'not_connected' : 'query_failed';
+  return new DriverFailure(kind, message);
 }
 
 const QUERY_PROCESS = fileURLToPath(new URL('./queryProcess.js', import.meta.url));
@@ -89,7 +87,7 @@ export class SqliteProcessPool {
         if (reply.ok) {
           resolve({ columns: reply.columns, rows: reply.rows, truncated: reply.truncated, rowsAffected: reply.rowsAffected });
         }
-        else reject(new SqliteFailure(reply.error.code, reply.error.message));
+        else reject(sqliteFailure(reply.error.code, reply.error.message));
       };
       const onAbort = () => {
         settle(false);
@@ -97,11 +95,11 @@ export class SqliteProcessPool {
       };
       const onError = (error: Error) => {
         settle(false);
-        reject(new SqliteFailure('SQLITE_CANTOPEN', error.message));
+        reject(sqliteFailure('SQLITE_CANTOPEN', error.message));
       };
       const onExit = () => {
         settle(false);
-        reject(new SqliteFailure('SQLITE_CANTOPEN', 'the database process stopped; is the file readable?'));
+        reject(sqliteFailure('SQLITE_CANTOPEN', 'the database process stopped; is the file readable?'));
       };
       const timer = setTimeout(() => {
         settle(false);

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { browseSql, type SqlDialect } from '../browseSql.js';
+import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type {
   BrowseRequest,
   Database,
@@ -95,28 +96,6 @@ export class SqliteDatabase implements Database {
       signal,
     );
 
-    const indexes = new Map<string, { name: string; columns: string[]; unique: boolean }>();
-    for (const [indexName, unique, column] of indexRows) {
-      const key = String(indexName);
-      const entry = indexes.get(key) ?? { name: key, columns: [], unique: unique === 1 };
-      entry.columns.push(String(column));
-      indexes.set(key, entry);
-    }
-    const foreignKeys = new Map<number, TableDescription['foreign_keys'][number]>();
-    for (const [id, refTable, from, to, onUpdate, onDelete] of fkRows) {
-      const key = Number(id);
-      const entry = foreignKeys.get(key) ?? {
-        columns: [],
-        references_schema: schema,
-        references_table: String(refTable),
-        references_columns: [],
-        on_update: String(onUpdate),
-        on_delete: String(onDelete),
-      };
-      entry.columns.push(String(from));
-      entry.references_columns.push(to === null ? '' : String(to));
-      foreignKeys.set(key, entry);
-    }
     const pkColumns = columns
       .filter((c) => Number(c[4]) > 0)
       .sort((a, b) => Number(a[4]) - Number(b[4]))
@@ -134,8 +113,8 @@ export class SqliteDatabase implements Database {
         primary_key: Number(pk) > 0,
       })),
       primary_key: pkColumns,
-      indexes: [...indexes.values()],
-      foreign_keys: [...foreignKeys.values()],
+      indexes: groupIndexes(indexRows),
+      foreign_keys: groupForeignKeys(fkRows.map(([id, refTable, ...rest]) => [id, schema, refTable, ...rest])),
     };
   }
 

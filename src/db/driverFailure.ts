@@ -1,0 +1,20 @@
+import { redact } from './redact.js';
+
+/**
+ * How a database failed a statement, whatever the engine: `not_connected` (unreachable, or lost
+ * mid-statement), `timeout` (did not answer in time while connecting), `not_read_only` (the engine
+ * refused a statement sent as a read because it writes), `query_failed` (the database refused it).
+ */
+export type FailureKind = 'not_connected' | 'timeout' | 'not_read_only' | 'query_failed';
+
+/** The message is redacted when the failure is made: the general rules plus the connection's own secrets. */
+export class DriverFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    secrets: readonly string[] = [],
+  ) {
+    super(redact(message, secrets));
+    this.name = 'DriverFailure';
+  }
+}

@@ -1,0 +1,212 @@
+import mysql from 'mysql2';
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import type { ServerAddress } from '../connectionUrl.js';
+import type { Column, ResultSet } from '../database.js';
+import { DriverFailure } from '../driverFailure.js';
+import { cancellable, toWireValue } from '../serverValues.js';
+
+export type StatementOptions = { params: unknown[]; maxRows: number; timeoutMs: number; signal: AbortSignal };
+
+const CONNECT_TIMEOUT_MS = 5_000;
+/** Past the engine's own limit, the statement is killed from here (MySQL limits only SELECTs itself). */
+const TIMEOUT_GRACE_MS = 1_000;
+const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
+const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+const ENGINE_TIMEOUTS = new Set([1969, 3024]);
+const READ_ONLY_TRANSACTION = 1792;
+const INTERRUPTED = 1317;
+
+type MysqlError = Error & { code?: string; errno?: number; fatal?: boolean };
+type Field = { name: string; columnType?: number; type?: number };
+type Stop = 'truncated' | 'timedOut' | 'cancelled' | undefined;
+
+/**
+ * The two pools of one MySQL or MariaDB connection. Read sessions are read only by default
+ * (`SET SESSION TRANSACTION READ ONLY`) and each read runs in `START TRANSACTION READ ONLY`: a statement
+ * that commits implicitly (DDL) still cannot write there. Writes, once consented, use the other pool.
+ * The engine's statement limit is set before each statement (`max_statement_time` on MariaDB,
+ * `max_execution_time` on MySQL); a cancelled or over-long statement, or a read past its row cap, is
+ * stopped with `KILL QUERY` from a connection of its own, and its session is discarded.
+ */
+export class MysqlSessions {
+  readonly #config: mysql.ConnectionOptions;
+  readonly #reads: mysql.Pool;
+  readonly #writes: mysql.Pool;
+  readonly #secrets: string[];
+  #flavor: Promise<'mariadb' | 'mysql'> | undefined;
+
+  constructor(address: ServerAddress) {
+    this.#config = {
+      host: address.host,
+      port: address.port,
+      user: address.user,
+      password: address.password,
+      database: address.database,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      supportBigNumbers: true,
+      dateStrings: true,
+      multipleStatements: false,
+      // The server may never read a file from this machine (LOAD DATA LOCAL INFILE).
+      flags: ['-LOCAL_FILES'],
+      charset: 'utf8mb4',
+    };
+    this.#secrets = address.password ? [address.password] : [];
+    this.#reads = mysql.createPool({ ...this.#config, connectionLimit: 4, maxIdle: 4, idleTimeout: 30_000 });
+    this.#writes = mysql.createPool({ ...this.#config, connectionLimit: 2, maxIdle: 2, idleTimeout: 30_000 });
+    this.#reads.on('connection', (connection) => connection.query('SET SESSION TRANSACTION READ ONLY'));
+  }
+
+  read(sql: string, options: StatementOptions): Promise<ResultSet> {
+    return this.#session(this.#reads, options, async (connection, stop) => {
+      await run(connection, await this.#limit(options.timeoutMs));
+      await run(connection, 'START TRANSACTION READ ONLY');
+      const result = await this.#collect(connection, sql, options, stop, true);
+      if (!stop.reason) await run(connection, 'ROLLBACK');
+      return result;
+    });
+  }
+
+  write(sql: string, options: StatementOptions): Promise<ResultSet> {
+    return this.#session(this.#writes, options, async (connection, stop) => {
+      await run(connection, await this.#limit(options.timeoutMs));
+      await run(connection, 'START TRANSACTION');
+      const result = await this.#collect(connection, sql, options, stop, false);
+      await run(connection, 'COMMIT');
+      return result;
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#reads.promise().end(), this.#writes.promise().end()]);
+  }
+
+  async #session(
+    pool: mysql.Pool,
+    options: StatementOptions,
+    work: (connection: mysql.PoolConnection, stop: { reason: Stop; kill(reason: Stop): void }) => Promise<ResultSet>,
+  ): Promise<ResultSet> {
+    options.signal.throwIfAborted();
+    const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
+      pool.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
+    );
+    const stop = {
+      reason: undefined as Stop,
+      kill: (reason: Stop) => {
+        stop.reason ??= reason;
+        void this.#killQuery(connection.threadId).catch(() => {});
+      },
+    };
+    const timer = setTimeout(() => stop.kill('timedOut'), options.timeoutMs + TIMEOUT_GRACE_MS);
+    let discard = false;
+    try {
+      return await cancellable(options.signal, () => work(connection, stop), () => {
+        stop.reason ??= 'cancelled';
+        return this.#killQuery(connection.threadId);
+      });
+    } catch (error) {
+      discard = true;
+      if (options.signal.aborted) throw error;
+      if (stop.reason === 'timedOut' && (error as MysqlError).errno === INTERRUPTED) throw statementTimeout();
+      throw this.#failure(error as MysqlError);
+    } finally {
+      clearTimeout(timer);
+      // A session a KILL was aimed at, or that failed mid-transaction, is closed: the server rolls it back.
+      if (discard || stop.reason) connection.destroy();
+      else connection.release();
+    }
+  }
+
+  /** Runs the statement, keeping at most `maxRows` rows; a read that has more is stopped on the server. */
+  #collect(
+    connection: mysql.PoolConnection,
+    sql: string,
+    options: StatementOptions,
+    stop: { reason: Stop; kill(reason: Stop): void },
+    capOnServer: boolean,
+  ): Promise<ResultSet> {
+    return new Promise((resolve, reject) => {
+      let fields: Field[] = [];
+      const rows: unknown[][] = [];
+      let rowsAffected = 0;
+      let truncated = false;
+      const query = { sql, rowsAsArray: true, values: options.params };
+      const command = options.params.length > 0 ? connection.execute(query) : connection.query(query);
+      // A statement without a result set reports undefined fields.
+      command.on('fields', (received: Field[] | undefined) => {
+        fields = received ?? [];
+      });
+      command.on('result', (row: unknown) => {
+        if (!Array.isArray(row)) {
+          rowsAffected += Number((row as { affectedRows?: number }).affectedRows ?? 0);
+          return;
+        }
+        if (rows.length < options.maxRows) rows.push(row.map(toWireValue));
+        else if (!truncated) {
+          truncated = true;
+          if (capOnServer) stop.kill('truncated');
+        }
+      });
+      command.on('error', (error: MysqlError) => {
+        if (stop.reason === 'truncated' && error.errno === INTERRUPTED) finish();
+        else reject(error);
+      });
+      command.on('end', () => finish());
+      const finish = () => resolve({ columns: fields.map(column), rows, truncated, rowsAffected });
+    });
+  }
+
+  /** The statement limit of this server, as a statement to run first. */
+  async #limit(timeoutMs: number): Promise<string> {
+    this.#flavor ??= this.#detectFlavor();
+    return (await this.#flavor) === 'mariadb'
+      ? `SET SESSION max_statement_time = ${(timeoutMs / 1000).toFixed(3)}`
+      : `SET SESSION max_execution_time = ${Math.ceil(timeoutMs)}`;
+  }
+
+  async #detectFlavor(): Promise<'mariadb' | 'mysql'> {
+    try {
+      const [rows] = await this.#reads.promise().query<mysql.RowDataPacket[]>('SELECT VERSION() AS version');
+      return String(rows[0]?.version).includes('MariaDB') ? 'mariadb' : 'mysql';
+    } catch (error) {
+      this.#flavor = undefined;
+      throw error;
+    }
+  }
+
+  async #killQuery(threadId: number): Promise<void> {
+    const admin = mysql.createConnection(this.#config).promise();
+    try {
+      await admin.query(`KILL QUERY ${Number(threadId)}`);
+    } finally {
+      await admin.end().catch(() => {});
+    }
+  }
+
+  #connectFailure(error: MysqlError): DriverFailure {
+    if (error.code === 'ETIMEDOUT') {
+      return new DriverFailure('timeout', `the MySQL server did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`, this.#secrets);
+    }
+    return new DriverFailure('not_connected', `cannot reach the MySQL server: ${error.message}`, this.#secrets);
+  }
+
+  #failure(error: MysqlError): Error {
+    if (error instanceof ProtocolError || error instanceof DriverFailure) return error;
+    if (error.errno !== undefined && ENGINE_TIMEOUTS.has(error.errno)) return statementTimeout();
+    if (error.errno === READ_ONLY_TRANSACTION) return new DriverFailure('not_read_only', error.message, this.#secrets);
+    if (error.fatal || LOST.has(error.code ?? '')) {
+      return new DriverFailure('not_connected', `the connection to the MySQL server was lost: ${error.message}`, this.#secrets);
+    }
+    return new DriverFailure('query_failed', error.message, this.#secrets);
+  }
+}
+
+const statementTimeout = () =>
+  new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
+
+function column(field: Field): Column {
+  return { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };
+}
+
+function run(connection: mysql.PoolConnection, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve())));
+}

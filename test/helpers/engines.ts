@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import type { SavedConnection } from '../../src/app/config.js';
+import type { Engine } from '../../src/db/database.js';
+
+/**
+ * The three engines the suites run on: SQLite in a temporary file, and a fresh database of its own on
+ * the machine's PostgreSQL and MariaDB (or MySQL) servers. In CI a server that is down fails the run;
+ * on a developer's machine its suites are skipped with the reason printed.
+ */
+
+export const POSTGRES_URL = process.env.SLUICE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const MYSQL_URL = process.env.SLUICE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+
+/** The fixture every engine gets: two related tables with an index and a view, and the canary the read-only suite watches. */
+const FIXTURE = [
+  'CREATE TABLE authors (id INTEGER PRIMARY KEY, name VARCHAR(100) NOT NULL, born INTEGER)',
+  `CREATE TABLE books (
+     id INTEGER PRIMARY KEY,
+     author_id INTEGER NOT NULL,
+     title VARCHAR(200) NOT NULL,
+     price DECIMAL(8, 2),
+     FOREIGN KEY (author_id) REFERENCES authors (id) ON DELETE CASCADE
+   )`,
+  'CREATE INDEX books_author_idx ON books (author_id)',
+  'CREATE VIEW book_titles AS SELECT b.title, a.name AS author FROM books b JOIN authors a ON a.id = b.author_id',
+  'CREATE TABLE sluice_canary (id INTEGER PRIMARY KEY, note VARCHAR(50))',
+  "INSERT INTO authors (id, name, born) VALUES (1, 'Ursula K. Le Guin', 1929), (2, 'Italo Calvino', 1923), (3, 'Octavia E. Butler', 1947)",
+  `INSERT INTO books (id, author_id, title, price) VALUES ${Array.from(
+    { length: 25 },
+    (_, i) => `(${i + 1}, ${(i % 3) + 1}, 'Book ${String(i + 1).padStart(2, '0')}', ${(10 + i * 1.5).toFixed(2)})`,
+  ).join(', ')}`,
+  "INSERT INTO sluice_canary (id, note) VALUES (1, 'one'), (2, 'two'), (3, 'three')",
+];
+
+export const FIXTURE_BOOKS = 25;
+
+export type EngineFixture = {
+  engine: Engine;
+  /** The saved connection naming this fixture (id `db`). */
+  connection: SavedConnection;
+  /** The database name (file name on SQLite). */
+  database: string;
+  /** Runs SQL on the fixture directly, not through Sluice. */
+  query(sql: string, params?: unknown[]): Promise<unknown[][]>;
+  drop(): Promise<void>;
+};
+
+const settings = { id: 'db', name: 'Fixture', externalAccess: 'readWrite', aiPolicy: 'askEachTime' } as const;
+const freshName = () => `sluice_e2e_${randomBytes(4).toString('hex')}`;
+
+async function sqliteFixture(): Promise<EngineFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-engine-'));
+  const path = join(dir, 'fixture.sqlite');
+  const db = new Database(path);
+  for (const sql of FIXTURE) db.exec(sql);
+  db.close();
+  return {
+    engine: 'sqlite',
+    connection: { ...settings, engine: 'sqlite', path },
+    database: 'fixture.sqlite',
+    async query(sql, params = []) {
+      const direct = new Database(path);
+      try {
+        const statement = direct.prepare(sql);
+        return statement.reader ? (statement.raw(true).all(...params) as unknown[][]) : (statement.run(...params), []);
+      } finally {
+        direct.close();
+      }
+    },
+    async drop() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresFixture(): Promise<EngineFixture> {
+  const database = freshName();
+  const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${database}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  for (const sql of FIXTURE) await client.query(sql);
+  await client.query('CREATE SEQUENCE sluice_canary_seq');
+  return {
+    engine: 'postgres',
+    connection: { ...settings, engine: 'postgres', url: url.toString() },
+    database,
+    async query(sql, params = []) {
+      return (await client.query({ text: sql, values: params, rowMode: 'array' })).rows;
+    },
+    async drop() {
+      await client.end();
+      const cleanup = new pg.Client({ connectionString: POSTGRES_URL });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
+
+async function mysqlFixture(): Promise<EngineFixture> {
+  const database = freshName();
+  const admin = await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 3_000 });
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.query(`USE ${database}`);
+  for (const sql of FIXTURE) await admin.query(sql);
+  const url = new URL(MYSQL_URL);
+  url.pathname = `/${database}`;
+  return {
+    engine: 'mysql',
+    connection: { ...settings, engine: 'mysql', url: url.toString() },
+    database,
+    async query(sql, params = []) {
+      const [rows] = await admin.query({ sql, values: params, rowsAsArray: true });
+      return Array.isArray(rows) ? (rows as unknown[][]) : [];
+    },
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+      await admin.end();
+    },
+  };
+}
+
+const FIXTURES: Record<Engine, () => Promise<EngineFixture>> = {
+  sqlite: sqliteFixture,
+  postgres: postgresFixture,
+  mysql: mysqlFixture,
+};
+
+async function reachable(engine: Engine): Promise<string | undefined> {
+  try {
+    if (engine === 'postgres') {
+      const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
+      await client.connect();
+      await client.end();
+    } else if (engine === 'mysql') {
+      const connection = await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 3_000 });
+      await connection.end();
+    }
+    return undefined;
+  } catch (error) {
+    return (error as Error).message || String(error);
+  }
+}
+
+/**
+ * The engines this run can use. A server that cannot be reached fails the run in CI (`CI` set) and is
+ * skipped, with the reason printed, anywhere else.
+ */
+export async function availableEngines(): Promise<Engine[]> {
+  const engines: Engine[] = [];
+  for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
+    const problem = await reachable(engine);
+    if (!problem) engines.push(engine);
+    else if (process.env.CI) throw new Error(`CI needs the ${engine} server (${engine === 'postgres' ? POSTGRES_URL : MYSQL_URL}): ${problem}`);
+    else console.warn(`skipping the ${engine} suites: ${problem} (start the server, or set SLUICE_TEST_${engine.toUpperCase()}_URL)`);
+  }
+  return engines;
+}
+
+export function createFixture(engine: Engine): Promise<EngineFixture> {
+  return FIXTURES[engine]();
+}
