@@ -96,3 +96,6 @@ export interface Database {
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet>;
   close(): Promise<void>;
 }
+
+/** How each engine is named to people and models. */
+export const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB' };

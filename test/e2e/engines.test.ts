@@ -153,11 +153,29 @@ describe.each(engines)('on %s', (engine) => {
     expect(await fixture.query('SELECT name FROM authors WHERE id = 10')).toEqual([['Stanisław Lem']]);
   });
 
-  it('resources and prompts are rendered from the live schema', async () => {
-    const table = await mcp(app, 'resources/read', { uri: 'sluice://connections/db/tables/books' }, { headers });
-    expect(JSON.stringify(expectModernSuccess(table).contents)).toContain('author_id');
-    const prompt = await mcp(app, 'prompts/get', { name: 'explain_table', arguments: { connection_id: 'db', table: 'books' } }, { headers });
-    expect(JSON.stringify(expectModernSuccess(prompt).messages)).toContain('author_id');
+  it.each([
+    'sluice://connections/db/schema',
+    'sluice://connections/db/tables',
+    'sluice://connections/db/tables/books',
+    'sluice://connections/db/tables/books/ddl',
+  ])('reads %s from the live schema', async (uri) => {
+    const res = await mcp(app, 'resources/read', { uri }, { headers });
+    const { contents } = expectModernSuccess(res);
+    expect(contents[0].uri).toBe(uri);
+    expect(contents[0].text).toContain(uri.endsWith('/tables') ? 'book_titles' : 'author_id');
+  });
+
+  it.each([
+    ['explain_schema', {}],
+    ['explain_table', { table: 'books' }],
+    ['question_to_sql', { question: 'Which author wrote the most books?' }],
+    ['review_query', { sql: 'SELECT * FROM books' }],
+    ['write_migration', { change: 'add an isbn column to books' }],
+  ])('renders the %s prompt from the live schema', async (name, args) => {
+    const res = await mcp(app, 'prompts/get', { name, arguments: { connection_id: 'db', ...args } }, { headers });
+    const text = JSON.stringify(expectModernSuccess(res).messages);
+    expect(text).toContain('books');
+    expect(text).toContain(engine === 'postgres' ? 'PostgreSQL' : engine === 'mysql' ? 'MySQL' : 'SQLite');
   });
 
   it('completion offers the engine’s tables for a prompt’s table argument', async () => {

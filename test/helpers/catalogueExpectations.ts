@@ -81,7 +81,7 @@ export function expectExplainBooks(result: {
   const content = result.messages[0]!.content;
   expect(content.type).toBe('text');
   const text = content.type === 'text' ? (content.text ?? '') : '';
-  expect(text.startsWith('Explain the table "books" of the sqlite database "Demo bookshop" (connection_id demo)')).toBe(true);
+  expect(text.startsWith('Explain the table "books" of the SQLite database "Demo bookshop" (connection_id demo)')).toBe(true);
   expect(text).toContain('Table main.books\n  - id INTEGER PK NOT NULL\n');
   expect(text).toContain('  - (genre_id) → genres(id)\n');
 }

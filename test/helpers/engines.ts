@@ -171,3 +171,32 @@ export async function availableEngines(): Promise<Engine[]> {
 export function createFixture(engine: Engine): Promise<EngineFixture> {
   return FIXTURES[engine]();
 }
+
+export type ServerEngine = Exclude<Engine, 'sqlite'>;
+
+/** The available engines that are database servers (every one but SQLite). */
+export async function availableServers(): Promise<ServerEngine[]> {
+  return (await availableEngines()).filter((engine): engine is ServerEngine => engine !== 'sqlite');
+}
+
+/** A statement that runs for `seconds` unless stopped. */
+export function slowSql(engine: ServerEngine, seconds: number): string {
+  return engine === 'postgres' ? `SELECT pg_sleep(${seconds})` : `SELECT SLEEP(${seconds})`;
+}
+
+/**
+ * How many of Sluice's sessions run `slowSql(engine, seconds)`, as the server itself sees it, asked from
+ * the fixture's own session (which the probe excludes). PostgreSQL shows a read as the cursor's
+ * `FETCH …`, so its backend is found by the sleep it is in; MariaDB's process list shows the text
+ * (split in the probe so that it never matches itself).
+ */
+export async function runningSleeps(fixture: EngineFixture, seconds: number): Promise<number> {
+  const probe =
+    fixture.engine === 'postgres'
+      ? `SELECT count(*)::int FROM pg_stat_activity
+         WHERE application_name = 'sluice' AND datname = current_database() AND pid <> pg_backend_pid()
+           AND state = 'active' AND wait_event = 'PgSleep'`
+      : `SELECT count(*) FROM information_schema.PROCESSLIST
+         WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND INFO LIKE CONCAT('%SLE', 'EP(${seconds})%')`;
+  return Number((await fixture.query(probe))[0]?.[0]);
+}

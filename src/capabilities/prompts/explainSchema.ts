@@ -1,3 +1,4 @@
+import { ENGINE_NAMES } from '../../db/database.js';
 import { useConnection } from '../connectionArgs.js';
 import type { Prompt } from '../types.js';
 import { schemaText, userText } from './schemaText.js';
@@ -18,7 +19,7 @@ export const explainSchema: Prompt = {
       description: `The schema of ${connection.name}`,
       messages: [
         userText(
-          `Explain the ${db.engine} database "${connection.name}" (connection_id ${connection.id}) in plain language: the entities it models, how the tables relate through their foreign keys, and which tables to start from for common questions. Its live schema:\n\n${text}`,
+          `Explain the ${ENGINE_NAMES[db.engine]} database "${connection.name}" (connection_id ${connection.id}) in plain language: the entities it models, how the tables relate through their foreign keys, and which tables to start from for common questions. Its live schema:\n\n${text}`,
         ),
       ],
     };

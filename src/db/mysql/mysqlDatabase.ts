@@ -1,39 +1,24 @@
-import { browseSql, type SqlDialect } from '../browseSql.js';
+import type { SqlDialect } from '../browseSql.js';
 import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type { ServerAddress } from '../connectionUrl.js';
-import type {
-  BrowseRequest,
-  Database,
-  ReadOptions,
-  ResultSet,
-  RowCount,
-  TableDescription,
-  TableKind,
-  TableSummary,
-} from '../database.js';
+import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
+import { ServerDatabase } from '../serverDatabase.js';
 import { MysqlSessions } from './mysqlSessions.js';
 
-const INTROSPECTION = { maxRows: 100_000, timeoutMs: 30_000 };
 const quoteIdent = (name: string) => `\`${name.replaceAll('`', '``')}\``;
 const dialect: SqlDialect = { quoteIdent, placeholder: () => '?' };
 const SYSTEM_SCHEMAS = "('information_schema', 'performance_schema', 'mysql', 'sys')";
 
-type Row = unknown[];
 type Relation = { schema: string; name: string; type: TableKind };
 
 /** A MySQL or MariaDB database: `information_schema` behind every tool, on the read sessions. A schema is a database here. */
-export class MysqlDatabase implements Database {
+export class MysqlDatabase extends ServerDatabase {
   readonly engine = 'mysql' as const;
-  readonly #sessions: MysqlSessions;
   readonly #database: string;
 
   constructor(address: ServerAddress) {
-    this.#sessions = new MysqlSessions(address);
+    super(new MysqlSessions(address), dialect);
     this.#database = address.database;
-  }
-
-  async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
-    return (await this.#sessions.read(sql, { ...INTROSPECTION, params, signal })).rows;
   }
 
   defaultSchema(): string {
@@ -45,7 +30,7 @@ export class MysqlDatabase implements Database {
   }
 
   async listSchemas(signal: AbortSignal): Promise<string[]> {
-    const rows = await this.#rows(
+    const rows = await this.rows(
       `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ${SYSTEM_SCHEMAS} ORDER BY BINARY SCHEMA_NAME`,
       [],
       signal,
@@ -55,7 +40,7 @@ export class MysqlDatabase implements Database {
 
   /** Without a schema, the connection's own database: the server's other databases are named explicitly. */
   async listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]> {
-    const rows = await this.#rows(
+    const rows = await this.rows(
       `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE = 'VIEW' FROM information_schema.TABLES
        WHERE TABLE_SCHEMA = ? ORDER BY BINARY TABLE_NAME`,
       [schema ?? this.#database],
@@ -65,7 +50,7 @@ export class MysqlDatabase implements Database {
   }
 
   async #relation(schema: string, table: string, signal: AbortSignal): Promise<Relation | undefined> {
-    const rows = await this.#rows(
+    const rows = await this.rows(
       `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE = 'VIEW' FROM information_schema.TABLES
        WHERE TABLE_SCHEMA = ? AND LOWER(TABLE_NAME) = LOWER(?) ORDER BY TABLE_NAME = ? DESC LIMIT 1`,
       [schema, table, table],
@@ -79,25 +64,25 @@ export class MysqlDatabase implements Database {
     const relation = await this.#relation(schema, table, signal);
     if (!relation) return undefined;
     const where = [relation.schema, relation.name];
-    const columns = await this.#rows(
+    const columns = await this.rows(
       `SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES', COLUMN_DEFAULT FROM information_schema.COLUMNS
        WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
       where,
       signal,
     );
-    const primaryKey = await this.#rows(
+    const primaryKey = await this.rows(
       `SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
        WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`,
       where,
       signal,
     );
-    const indexRows = await this.#rows(
+    const indexRows = await this.rows(
       `SELECT INDEX_NAME, NON_UNIQUE = 0, COLUMN_NAME FROM information_schema.STATISTICS
        WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
       where,
       signal,
     );
-    const fkRows = await this.#rows(
+    const fkRows = await this.rows(
       `SELECT k.CONSTRAINT_NAME, k.REFERENCED_TABLE_SCHEMA, k.REFERENCED_TABLE_NAME, k.COLUMN_NAME, k.REFERENCED_COLUMN_NAME,
               r.UPDATE_RULE, r.DELETE_RULE
        FROM information_schema.KEY_COLUMN_USAGE k JOIN information_schema.REFERENTIAL_CONSTRAINTS r
@@ -126,14 +111,14 @@ export class MysqlDatabase implements Database {
   async tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined> {
     const relation = await this.#relation(schema, table, signal);
     if (!relation) return undefined;
-    const [[, ddl] = []] = await this.#rows(`SHOW CREATE TABLE ${quoteIdent(relation.schema)}.${quoteIdent(relation.name)}`, [], signal);
+    const [[, ddl] = []] = await this.rows(`SHOW CREATE TABLE ${quoteIdent(relation.schema)}.${quoteIdent(relation.name)}`, [], signal);
     return `${String(ddl)};`;
   }
 
   async countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount> {
     const relation = await this.#relation(schema, table, signal);
     if (!exact && relation?.type === 'table') {
-      const [[estimate] = []] = await this.#rows(
+      const [[estimate] = []] = await this.rows(
         'SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
         [relation.schema, relation.name],
         signal,
@@ -141,28 +126,7 @@ export class MysqlDatabase implements Database {
       if (estimate !== null && estimate !== undefined) return { count: Number(estimate), exact: false };
     }
     const target = `${quoteIdent(relation?.schema ?? schema)}.${quoteIdent(relation?.name ?? table)}`;
-    const [[count] = []] = await this.#rows(`SELECT COUNT(*) FROM ${target}`, [], signal);
+    const [[count] = []] = await this.rows(`SELECT COUNT(*) FROM ${target}`, [], signal);
     return { count: Number(count), exact: true };
-  }
-
-  explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
-    return this.#sessions.read(`EXPLAIN ${sql}`, { ...INTROSPECTION, params: [], signal });
-  }
-
-  read(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return this.#sessions.read(sql, { ...options, params: options.params ?? [] });
-  }
-
-  write(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return this.#sessions.write(sql, { ...options, params: options.params ?? [] });
-  }
-
-  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {
-    const { sql, params } = browseSql(request, dialect);
-    return this.read(sql, { ...options, params });
-  }
-
-  close(): Promise<void> {
-    return this.#sessions.close();
   }
 }

@@ -3,9 +3,8 @@ import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
+import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import { cancellable, toWireValue } from '../serverValues.js';
-
-export type StatementOptions = { params: unknown[]; maxRows: number; timeoutMs: number; signal: AbortSignal };
 
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Past the engine's own limit, the statement is killed from here (MySQL limits only SELECTs itself). */
@@ -21,14 +20,15 @@ type Field = { name: string; columnType?: number; type?: number };
 type Stop = 'truncated' | 'timedOut' | 'cancelled' | undefined;
 
 /**
- * The two pools of one MySQL or MariaDB connection. Read sessions are read only by default
- * (`SET SESSION TRANSACTION READ ONLY`) and each read runs in `START TRANSACTION READ ONLY`: a statement
- * that commits implicitly (DDL) still cannot write there. Writes, once consented, use the other pool.
- * The engine's statement limit is set before each statement (`max_statement_time` on MariaDB,
- * `max_execution_time` on MySQL); a cancelled or over-long statement, or a read past its row cap, is
- * stopped with `KILL QUERY` from a connection of its own, and its session is discarded.
+ * The two pools of one MySQL or MariaDB connection. Before each read the session is made read only
+ * (`tx_read_only` / `transaction_read_only`) and the read runs in `START TRANSACTION READ ONLY`: a
+ * statement that commits implicitly (DDL) ends that transaction, and only the session default still
+ * stops it. Writes, once consented, use the other pool. The engine's statement limit is set before each
+ * statement (`max_statement_time` on MariaDB, `max_execution_time` on MySQL); a cancelled or over-long
+ * statement, or a read past its row cap, is stopped with `KILL QUERY` from a connection of its own, and
+ * its session is discarded.
  */
-export class MysqlSessions {
+export class MysqlSessions implements ServerSessions {
   readonly #config: mysql.ConnectionOptions;
   readonly #reads: mysql.Pool;
   readonly #writes: mysql.Pool;
@@ -36,12 +36,9 @@ export class MysqlSessions {
   #flavor: Promise<'mariadb' | 'mysql'> | undefined;
 
   constructor(address: ServerAddress) {
+    const { engine: _engine, ...credentials } = address;
     this.#config = {
-      host: address.host,
-      port: address.port,
-      user: address.user,
-      password: address.password,
-      database: address.database,
+      ...credentials,
       connectTimeout: CONNECT_TIMEOUT_MS,
       supportBigNumbers: true,
       dateStrings: true,
@@ -53,12 +50,11 @@ export class MysqlSessions {
     this.#secrets = address.password ? [address.password] : [];
     this.#reads = mysql.createPool({ ...this.#config, connectionLimit: 4, maxIdle: 4, idleTimeout: 30_000 });
     this.#writes = mysql.createPool({ ...this.#config, connectionLimit: 2, maxIdle: 2, idleTimeout: 30_000 });
-    this.#reads.on('connection', (connection) => connection.query('SET SESSION TRANSACTION READ ONLY'));
   }
 
   read(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#session(this.#reads, options, async (connection, stop) => {
-      await run(connection, await this.#limit(options.timeoutMs));
+      await run(connection, await this.#sessionSettings(true, options.timeoutMs));
       await run(connection, 'START TRANSACTION READ ONLY');
       const result = await this.#collect(connection, sql, options, stop, true);
       if (!stop.reason) await run(connection, 'ROLLBACK');
@@ -68,7 +64,7 @@ export class MysqlSessions {
 
   write(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#session(this.#writes, options, async (connection, stop) => {
-      await run(connection, await this.#limit(options.timeoutMs));
+      await run(connection, await this.#sessionSettings(false, options.timeoutMs));
       await run(connection, 'START TRANSACTION');
       const result = await this.#collect(connection, sql, options, stop, false);
       await run(connection, 'COMMIT');
@@ -146,21 +142,36 @@ export class MysqlSessions {
           if (capOnServer) stop.kill('truncated');
         }
       });
+      // A connection lost mid-statement reports to the connection, not to the statement.
+      const lost = (error?: MysqlError) => reject(error ?? Object.assign(new Error('the server closed the connection'), { fatal: true }));
+      connection.once('error', lost);
+      connection.once('end', lost);
+      const settle = () => {
+        connection.off('error', lost);
+        connection.off('end', lost);
+      };
       command.on('error', (error: MysqlError) => {
+        settle();
         if (stop.reason === 'truncated' && error.errno === INTERRUPTED) finish();
         else reject(error);
       });
-      command.on('end', () => finish());
+      command.on('end', () => {
+        settle();
+        finish();
+      });
       const finish = () => resolve({ columns: fields.map(column), rows, truncated, rowsAffected });
     });
   }
 
-  /** The statement limit of this server, as a statement to run first. */
-  async #limit(timeoutMs: number): Promise<string> {
+  /**
+   * Set again before every statement, so nothing a session ran before (even a `SET SESSION` that got
+   * past every other layer) carries over: its read-only default and the statement's time limit.
+   */
+  async #sessionSettings(readOnly: boolean, timeoutMs: number): Promise<string> {
     this.#flavor ??= this.#detectFlavor();
     return (await this.#flavor) === 'mariadb'
-      ? `SET SESSION max_statement_time = ${(timeoutMs / 1000).toFixed(3)}`
-      : `SET SESSION max_execution_time = ${Math.ceil(timeoutMs)}`;
+      ? `SET SESSION tx_read_only = ${Number(readOnly)}, SESSION max_statement_time = ${(timeoutMs / 1000).toFixed(3)}`
+      : `SET SESSION transaction_read_only = ${Number(readOnly)}, SESSION max_execution_time = ${Math.ceil(timeoutMs)}`;
   }
 
   async #detectFlavor(): Promise<'mariadb' | 'mysql'> {

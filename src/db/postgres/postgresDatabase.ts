@@ -1,40 +1,25 @@
-import { browseSql, type SqlDialect } from '../browseSql.js';
+import type { SqlDialect } from '../browseSql.js';
 import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type { ServerAddress } from '../connectionUrl.js';
-import type {
-  BrowseRequest,
-  Database,
-  ReadOptions,
-  ResultSet,
-  RowCount,
-  TableDescription,
-  TableKind,
-  TableSummary,
-} from '../database.js';
+import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
+import { ServerDatabase } from '../serverDatabase.js';
 import { PostgresSessions } from './postgresSessions.js';
 
-const INTROSPECTION = { maxRows: 100_000, timeoutMs: 30_000 };
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const dialect: SqlDialect = { quoteIdent, placeholder: (n) => `$${n}` };
 const RELATION_KINDS = "('r', 'p', 'v', 'm', 'f')";
 const USER_SCHEMAS = "n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'";
 
-type Row = unknown[];
 type Relation = { oid: number; schema: string; name: string; type: TableKind };
 
 /** A PostgreSQL database: the catalog queries behind every tool, on the read sessions. */
-export class PostgresDatabase implements Database {
+export class PostgresDatabase extends ServerDatabase {
   readonly engine = 'postgres' as const;
-  readonly #sessions: PostgresSessions;
   readonly #database: string;
 
   constructor(address: ServerAddress) {
-    this.#sessions = new PostgresSessions(address);
+    super(new PostgresSessions(address), dialect);
     this.#database = address.database;
-  }
-
-  async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
-    return (await this.#sessions.read(sql, { ...INTROSPECTION, params, signal })).rows;
   }
 
   defaultSchema(): string {
@@ -42,18 +27,18 @@ export class PostgresDatabase implements Database {
   }
 
   async listDatabases(signal: AbortSignal): Promise<string[]> {
-    const rows = await this.#rows('SELECT datname FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname COLLATE "C"', [], signal);
+    const rows = await this.rows('SELECT datname FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname COLLATE "C"', [], signal);
     const names = rows.map((r) => String(r[0]));
     return names.includes(this.#database) ? names : [this.#database, ...names];
   }
 
   async listSchemas(signal: AbortSignal): Promise<string[]> {
-    const rows = await this.#rows(`SELECT n.nspname FROM pg_namespace n WHERE ${USER_SCHEMAS} ORDER BY n.nspname COLLATE "C"`, [], signal);
+    const rows = await this.rows(`SELECT n.nspname FROM pg_namespace n WHERE ${USER_SCHEMAS} ORDER BY n.nspname COLLATE "C"`, [], signal);
     return rows.map((r) => String(r[0]));
   }
 
   async listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]> {
-    const rows = await this.#rows(
+    const rows = await this.rows(
       `SELECT n.nspname, c.relname, c.relkind IN ('v', 'm') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE c.relkind IN ${RELATION_KINDS} AND ${schema === undefined ? USER_SCHEMAS : 'n.nspname = $1'}
        ORDER BY n.nspname COLLATE "C", c.relname COLLATE "C"`,
@@ -65,7 +50,7 @@ export class PostgresDatabase implements Database {
 
   /** The table or view, matched exactly first and then case-insensitively (unquoted names fold to lower case). */
   async #relation(schema: string, table: string, signal: AbortSignal): Promise<Relation | undefined> {
-    const rows = await this.#rows(
+    const rows = await this.rows(
       `SELECT c.oid::int, n.nspname, c.relname, c.relkind IN ('v', 'm') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE c.relkind IN ${RELATION_KINDS} AND n.nspname = $1 AND lower(c.relname) = lower($2)
        ORDER BY c.relname = $2 DESC LIMIT 1`,
@@ -80,21 +65,21 @@ export class PostgresDatabase implements Database {
     const relation = await this.#relation(schema, table, signal);
     if (!relation) return undefined;
     const { oid } = relation;
-    const columns = await this.#rows(
+    const columns = await this.rows(
       `SELECT a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull, pg_get_expr(d.adbin, d.adrelid)
        FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
        WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [oid],
       signal,
     );
-    const primaryKey = await this.#rows(
+    const primaryKey = await this.rows(
       `SELECT a.attname FROM pg_constraint con CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
        JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
        WHERE con.conrelid = $1 AND con.contype = 'p' ORDER BY k.ord`,
       [oid],
       signal,
     );
-    const indexRows = await this.#rows(
+    const indexRows = await this.rows(
       `SELECT i.relname, ix.indisunique, coalesce(a.attname, pg_get_indexdef(ix.indexrelid, k.ord::int, true))
        FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid
        CROSS JOIN LATERAL unnest(ix.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
@@ -103,7 +88,7 @@ export class PostgresDatabase implements Database {
       [oid],
       signal,
     );
-    const fkRows = await this.#rows(
+    const fkRows = await this.rows(
       `SELECT con.conname, fn.nspname, fc.relname, a.attname, fa.attname, con.confupdtype, con.confdeltype
        FROM pg_constraint con JOIN pg_class fc ON fc.oid = con.confrelid JOIN pg_namespace fn ON fn.oid = fc.relnamespace
        CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(col, fcol, ord)
@@ -136,23 +121,23 @@ export class PostgresDatabase implements Database {
     if (!relation) return undefined;
     const name = `${quoteIdent(relation.schema)}.${quoteIdent(relation.name)}`;
     if (relation.type === 'view') {
-      const [[definition] = []] = await this.#rows('SELECT pg_get_viewdef($1::oid, true)', [relation.oid], signal);
+      const [[definition] = []] = await this.rows('SELECT pg_get_viewdef($1::oid, true)', [relation.oid], signal);
       return `CREATE VIEW ${name} AS\n${String(definition).trimEnd()}`;
     }
-    const columns = await this.#rows(
+    const columns = await this.rows(
       `SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, pg_get_expr(d.adbin, d.adrelid)
        FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
        WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [relation.oid],
       signal,
     );
-    const constraints = await this.#rows(
+    const constraints = await this.rows(
       `SELECT conname, pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conrelid = $1
        ORDER BY CASE contype WHEN 'p' THEN 0 WHEN 'u' THEN 1 WHEN 'f' THEN 2 ELSE 3 END, conname`,
       [relation.oid],
       signal,
     );
-    const indexes = await this.#rows(
+    const indexes = await this.rows(
       `SELECT pg_get_indexdef(ix.indexrelid) FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid
        WHERE ix.indrelid = $1 AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = ix.indexrelid)
        ORDER BY i.relname`,
@@ -173,32 +158,11 @@ export class PostgresDatabase implements Database {
     const relation = await this.#relation(schema, table, signal);
     const target = `${quoteIdent(relation?.schema ?? schema)}.${quoteIdent(relation?.name ?? table)}`;
     if (!exact && relation) {
-      const [[estimate] = []] = await this.#rows('SELECT reltuples::bigint FROM pg_class WHERE oid = $1', [relation.oid], signal);
+      const [[estimate] = []] = await this.rows('SELECT reltuples::bigint FROM pg_class WHERE oid = $1', [relation.oid], signal);
       // -1: never analysed; a count is the only honest answer.
       if (Number(estimate) >= 0) return { count: Number(estimate), exact: false };
     }
-    const [[count] = []] = await this.#rows(`SELECT count(*) FROM ${target}`, [], signal);
+    const [[count] = []] = await this.rows(`SELECT count(*) FROM ${target}`, [], signal);
     return { count: Number(count), exact: true };
-  }
-
-  explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
-    return this.#sessions.read(`EXPLAIN ${sql}`, { ...INTROSPECTION, params: [], signal });
-  }
-
-  read(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return this.#sessions.read(sql, { ...options, params: options.params ?? [] });
-  }
-
-  write(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return this.#sessions.write(sql, { ...options, params: options.params ?? [] });
-  }
-
-  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {
-    const { sql, params } = browseSql(request, dialect);
-    return this.read(sql, { ...options, params });
-  }
-
-  close(): Promise<void> {
-    return this.#sessions.close();
   }
 }

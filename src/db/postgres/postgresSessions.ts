@@ -3,10 +3,9 @@ import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
+import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import { cancellable, int64, toWireValue } from '../serverValues.js';
 import { tokenize } from '../sqlTokens.js';
-
-export type StatementOptions = { params: unknown[]; maxRows: number; timeoutMs: number; signal: AbortSignal };
 
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
@@ -26,6 +25,8 @@ const typeParsers = {
 
 type PgError = Error & { code?: string };
 
+const ignore = () => {};
+
 /** A statement over the extended protocol (one statement only, values bound); `queryMode` is not in pg's types. */
 const extended = (text: string, values: unknown[]) =>
   ({ text, values, rowMode: 'array', queryMode: 'extended' }) as pg.QueryArrayConfig;
@@ -36,19 +37,16 @@ const extended = (text: string, values: unknown[]) =>
  * the extended protocol, which refuses more than one statement; `statement_timeout` is set for each; a
  * cancelled statement is stopped with `pg_cancel_backend` from a connection of its own.
  */
-export class PostgresSessions {
+export class PostgresSessions implements ServerSessions {
   readonly #config: pg.PoolConfig;
   readonly #reads: pg.Pool;
   readonly #writes: pg.Pool;
   readonly #secrets: string[];
 
   constructor(address: ServerAddress) {
+    const { engine: _engine, ...credentials } = address;
     this.#config = {
-      host: address.host,
-      port: address.port,
-      user: address.user,
-      password: address.password,
-      database: address.database,
+      ...credentials,
       application_name: 'sluice',
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       idleTimeoutMillis: 30_000,
@@ -59,8 +57,8 @@ export class PostgresSessions {
     this.#reads = new pg.Pool({ ...this.#config, max: 4, options: '-c default_transaction_read_only=on' });
     this.#writes = new pg.Pool({ ...this.#config, max: 2 });
     // An idle session the server dropped: the pool discards it and opens another on next use.
-    this.#reads.on('error', () => {});
-    this.#writes.on('error', () => {});
+    this.#reads.on('error', ignore);
+    this.#writes.on('error', ignore);
   }
 
   /** One read: a cursor fetches at most `maxRows + 1` rows, so a huge result is never pulled whole. */
@@ -108,6 +106,9 @@ export class PostgresSessions {
       throw this.#connectFailure(error as PgError);
     }
     const pid = (client as unknown as { processID: number }).processID;
+    // A session cut mid-statement fails its query (handled below) and also emits 'error', which the pool
+    // listens to only while the session is idle: without this the process would crash.
+    client.on('error', ignore);
     let broken: Error | undefined;
     try {
       return await cancellable(options.signal, () => work(client), () => this.#cancel(pid));
@@ -116,12 +117,14 @@ export class PostgresSessions {
       throw options.signal.aborted ? error : this.#failure(error as PgError);
     } finally {
       // A session that failed mid-transaction is not reused: closing it rolls back whatever was left.
+      client.off('error', ignore);
       client.release(broken ?? false);
     }
   }
 
   async #cancel(pid: number): Promise<void> {
     const admin = new pg.Client({ ...this.#config });
+    admin.on('error', ignore);
     await admin.connect();
     try {
       await admin.query('SELECT pg_cancel_backend($1)', [pid]);
