@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -21,5 +22,11 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
       'no-console': 'off',
     },
+  },
+  {
+    // The console's and the inspector's pages: plain scripts that run in the browser.
+    files: ['src/console/public/**', 'inspector/**'],
+    languageOptions: { globals: globals.browser },
+    rules: { 'no-console': 'off' },
   },
 );

@@ -24,6 +24,8 @@ export type PairingRequestInput = {
 
 export type PairingRequestOutcome = 'approved' | 'denied' | 'expired';
 
+export type PairingRequestOutput = { outcome: PairingRequestOutcome; request: PairingRequestInput };
+
 /**
  * One approval sheet: awaiting the user's answer for five minutes, then approved (a code is pending),
  * denied, or expired (Approve dimmed). Minting and delivery are the caller's, once this machine has
@@ -34,14 +36,17 @@ export const pairingRequestMachine = setup({
     input: {} as PairingRequestInput,
     context: {} as PairingRequestInput & { choice?: ApprovalChoice },
     events: {} as ({ type: 'approve' } & ApprovalChoice) | { type: 'deny' },
-    output: {} as { outcome: PairingRequestOutcome },
+    output: {} as PairingRequestOutput,
   },
   delays: { approvalWindow: APPROVAL_WINDOW_MS },
 }).createMachine({
   id: 'pairingRequest',
   context: ({ input }) => input,
-  // A machine's output is its final state's output, passed up to the supervisor.
-  output: ({ event }) => event.output as { outcome: PairingRequestOutcome },
+  // The final state's outcome, with the request it answers, passed up to the supervisor.
+  output: ({ context, event }) => {
+    const { choice: _choice, ...request } = context;
+    return { outcome: (event.output as { outcome: PairingRequestOutcome }).outcome, request };
+  },
   initial: 'awaitingApproval',
   states: {
     awaitingApproval: {

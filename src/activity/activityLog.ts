@@ -62,7 +62,12 @@ export type ActivityListOptions = {
   tokenId?: string;
   /** ISO time: only rows at or after it. */
   since?: string;
+  /** Text found in the client, token, action or connection. */
+  search?: string;
 };
+
+/** A client as the activity log has seen it: by its name and the token it used. */
+export type SeenClient = { client: string; token: string | null; lastSeen: string; requests: number };
 
 export type ActivityVerifyResult = { ok: true; rows: number } | { ok: false; brokenAt: number };
 
@@ -208,9 +213,24 @@ export class ActivityLog {
       where.push(clause);
       params.push(value);
     }
+    if (options.search) {
+      where.push(`(${['client_name', 'token_name', 'action', 'connection_id'].map((c) => `instr(lower(${c}), ?) > 0`).join(' OR ')})`);
+      params.push(...Array<string>(4).fill(options.search.toLowerCase()));
+    }
     const sql = `SELECT * FROM activity ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                  ORDER BY seq DESC LIMIT ?`;
     return this.#db.prepare(sql).all(...params, options.limit ?? 100) as ActivityRow[];
+  }
+
+  /** The clients seen since `since` (ISO time), the most recent first. */
+  clients(since: string): SeenClient[] {
+    return this.#db
+      .prepare(
+        `SELECT client_name AS client, token_name AS token, max(time) AS lastSeen, count(*) AS requests FROM activity
+         WHERE time >= ? AND client_name IS NOT NULL AND category IN ('tool', 'resource', 'query', 'access')
+         GROUP BY client_name, token_name ORDER BY lastSeen DESC LIMIT 50`,
+      )
+      .all(since) as SeenClient[];
   }
 
   /** Recomputes every row's hash in order and checks each links to the one before (or to the anchor). */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createActor } from 'xstate';
-import type { PairingRequestOutcome } from '../../machines/pairingRequest.js';
+import type { PairingRequestOutput } from '../../machines/pairingRequest.js';
 import type { PairingCodeOutput } from '../../machines/pairingCode.js';
 import { type ChildDone, pairingCodeId, pairingRequestId, supervisorMachine } from '../../machines/supervisor.js';
 import { ACTIVITY_FILE, ActivityLog, type ActivityEntry } from '../activity/activityLog.js';
@@ -32,8 +32,15 @@ import { Subscriptions } from './subscriptions.js';
 import { assertNotRunning, startControlServer } from './controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
 import { removeHandshake, writeHandshake } from './handshake.js';
+import { ChangeSignal } from '../console/changeSignal.js';
+import { ConsoleAccess } from '../console/consoleAccess.js';
+import { type ConsoleDeps, type ConsoleServer, startConsoleServer } from '../console/consoleServer.js';
+import { consoleState } from '../console/consoleState.js';
+import { InspectorFeed } from '../console/inspectorFeed.js';
+import { machineGraphs } from '../console/machineGraphs.js';
 
 export const PREFERRED_PORT = 38621;
+export const PREFERRED_CONSOLE_PORT = 38622;
 const FLUSH_INTERVAL_MS = 5_000;
 
 export type AppOptions = {
@@ -52,6 +59,8 @@ export type AppOptions = {
   /** Transport limits; the contract's values unless a test shortens them. */
   limits?: Limits;
   callerLimits?: CallerLimitPolicy;
+  /** The console's port; `0` for any, `false` for no console. Absent: the preferred one, or any when busy. */
+  consolePort?: number | false;
 };
 
 export type App = {
@@ -62,6 +71,8 @@ export type App = {
   readonly pairing: PairingService;
   readonly dialogs: ConsentDialogs;
   readonly activity: ActivityLog;
+  /** The console, unless the application runs without one. */
+  readonly console: ConsoleServer | undefined;
   /** Live children of the supervisor: back to its baseline once every request, code and sheet is done. */
   liveActors(): number;
   stop(): Promise<void>;
@@ -77,15 +88,26 @@ export async function startApp(options: AppOptions): Promise<App> {
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
   const tokens = TokenStore.open(join(dataDir, TOKENS_FILE));
   const activity = ActivityLog.open(join(dataDir, ACTIVITY_FILE), { now: () => clock.now() });
-  const audit = (entry: ActivityEntry) => activity.record(entry);
+  const changed = new ChangeSignal();
+  const audit = (entry: ActivityEntry) => {
+    activity.record(entry);
+    changed.notify(entry.action);
+  };
+  catalog.changes.subscribe((change) => changed.notify(change.type));
+  const inspector = new InspectorFeed(
+    () => clock.now(),
+    (id) => (id === 'bridge' ? 'stdio bridge' : tokens.get(id)?.name),
+  );
+  inspector.subscribe((frame) => changed.notify(frame.type));
 
   const supervisor = createActor(
     supervisorMachine.provide({
       actions: {
         childDone: (_, done: ChildDone) => {
           if (done.actorId.startsWith(pairingRequestId(''))) {
-            const ended = done.output as { outcome: PairingRequestOutcome } | undefined;
-            if (ended?.outcome === 'expired') audit({ category: 'auth', action: 'pairing.expired', outcome: 'denied' });
+            const ended = done.output as PairingRequestOutput;
+            pairing.requestEnded(ended.request, ended.outcome);
+            if (ended.outcome === 'expired') audit({ category: 'auth', action: 'pairing.expired', outcome: 'denied' });
           } else if (done.actorId.startsWith(pairingCodeId(''))) {
             const ended = done.output as PairingCodeOutput | undefined;
             if (ended && ended.outcome !== 'spent') tokens.revoke(ended.tokenId, clock.now());
@@ -93,7 +115,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         },
       },
     }),
-    { clock },
+    { clock, inspect: inspector.inspect },
   );
   supervisor.start();
 
@@ -144,28 +166,52 @@ export async function startApp(options: AppOptions): Promise<App> {
     options.limits ?? LIMITS,
   );
 
-  const control = await startControlServer(
+  const commands = controlHandlers({
+    catalog,
     dataDir,
-    controlHandlers({
-      catalog,
-      dataDir,
-      tokens,
-      pairing,
-      dialogs,
-      clock,
-      audit,
-      setEnabled: (on) => (enabled = on),
-      isEnabled: () => enabled,
-    }),
-  );
+    tokens,
+    pairing,
+    dialogs,
+    clock,
+    audit,
+    setEnabled: (on) => (enabled = on),
+    isEnabled: () => enabled,
+  });
+  const control = await startControlServer(dataDir, commands);
   let port: number;
+  let consoleServer: ConsoleServer | undefined;
   try {
-    port = await listenPreferred(http.listen, options.port);
+    port = await listenPreferred(http.listen, options.port, PREFERRED_PORT);
+    if (options.consolePort !== false) {
+      const consoleDeps: ConsoleDeps = {
+        access: new ConsoleAccess(dataDir),
+        commands,
+        state: () =>
+          consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => enabled, pairing, dialogs, tokens, catalog, activity }),
+        activity: (query) => activity.list(query),
+        onChange: (listener) => changed.subscribe(listener),
+        inspector,
+        machines: machineGraphs(),
+      };
+      const consolePort = await listenPreferred(
+        async (candidate) => (consoleServer = await startConsoleServer(consoleDeps, candidate)).port,
+        options.consolePort,
+        PREFERRED_CONSOLE_PORT,
+      );
+      void consolePort;
+    }
   } catch (error) {
     await control.close();
+    await http.close();
     throw error;
   }
-  writeHandshake(dataDir, { port, pid: process.pid, version: SERVER_VERSION, bridgeToken: bridgeToken.plaintext });
+  writeHandshake(dataDir, {
+    port,
+    pid: process.pid,
+    version: SERVER_VERSION,
+    bridgeToken: bridgeToken.plaintext,
+    ...(consoleServer ? { consolePort: consoleServer.port } : {}),
+  });
   const flushTimer = setInterval(() => tokens.flush(), FLUSH_INTERVAL_MS);
   flushTimer.unref();
 
@@ -178,12 +224,14 @@ export async function startApp(options: AppOptions): Promise<App> {
     pairing,
     dialogs,
     activity,
+    console: consoleServer,
     liveActors: () => Object.keys(supervisor.getSnapshot().children).length,
     stop() {
       stopped ??= (async () => {
         removeHandshake(dataDir);
         clearInterval(flushTimer);
         await control.close();
+        await consoleServer?.close();
         await http.close();
         await catalog.close();
         supervisor.stop();
@@ -195,10 +243,15 @@ export async function startApp(options: AppOptions): Promise<App> {
   };
 }
 
-async function listenPreferred(listen: (port: number) => Promise<number>, port: number | undefined): Promise<number> {
+/** Binds `port` if one was named, else `preferred`, else (when that one is busy) any free port. */
+async function listenPreferred(
+  listen: (port: number) => Promise<number>,
+  port: number | undefined,
+  preferred: number,
+): Promise<number> {
   if (port !== undefined) return listen(port);
   try {
-    return await listen(PREFERRED_PORT);
+    return await listen(preferred);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     return listen(0);

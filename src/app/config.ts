@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { displayUrl, parseServerUrl } from '../db/connectionUrl.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { writeFileAtomic } from './atomicFile.js';
@@ -79,6 +79,32 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
   return engine === 'sqlite'
     ? { ...settings, engine, path: path as string }
     : { ...settings, engine, url: url as string };
+}
+
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 64) || 'connection';
+
+/**
+ * A new connection from what a person gives: a name, an SQLite file's absolute path or a server's URL
+ * (the engine follows from its scheme), and optionally an id (else made from the name) and its settings.
+ */
+export function newConnection(fields: Record<string, unknown>): SavedConnection {
+  const { name, id, path, url, ...settings } = fields;
+  if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('name must be a non-empty string');
+  if ((path === undefined) === (url === undefined)) throw new ConfigError('give either path (SQLite) or url (PostgreSQL, MySQL)');
+  const engine = typeof url === 'string' ? parseServerUrl(url)?.engine : 'sqlite';
+  if (engine === undefined) {
+    throw new ConfigError('url must be postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or mysql://… (mariadb://…)');
+  }
+  if (engine === 'sqlite' && (typeof path !== 'string' || !isAbsolute(path))) throw new ConfigError('path must be an absolute file path');
+  return parseConnection(
+    { ...settings, id: id ?? slug(name), name: name.trim(), engine, ...(engine === 'sqlite' ? { path } : { url }) },
+    'the connection',
+  );
 }
 
 export function readConfig(dataDir: string): Config | undefined {

@@ -5,7 +5,7 @@ import type { PairingService } from '../pairing/pairingService.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
 import type { AppClock } from './clock.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
-import { parseConnection, withoutPassword, writeConfig } from './config.js';
+import { newConnection, parseConnection, withoutPassword, writeConfig } from './config.js';
 import type { ConsentDialogs } from './consentDialogs.js';
 import type { ControlHandlers } from './controlServer.js';
 
@@ -82,11 +82,28 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
     'approvals.deny': (p) => (deps.dialogs.answer(text(p.id, 'id'), 'deny') ? { ok: true } : pairing.deny(text(p.id, 'id'))),
     'connections.list': () => deps.catalog.all().map(withoutPassword),
     'connections.add': (p) => {
-      const connection = parseConnection(p, 'the connection');
+      const connection = newConnection(p);
       deps.catalog.add(connection);
       writeConfig(deps.dataDir, { connections: deps.catalog.all() });
       audit({ category: 'admin', action: 'connection.added', outcome: 'success', connectionId: connection.id });
       return withoutPassword(connection);
+    },
+    'connections.update': (p) => {
+      const current = deps.catalog.get(text(p.id, 'id'));
+      if (!current) throw new Error(`no connection with id "${String(p.id)}"`);
+      const { externalAccess = current.externalAccess, aiPolicy = current.aiPolicy } = p;
+      const connection = parseConnection({ ...current, externalAccess, aiPolicy }, 'the connection');
+      deps.catalog.update(connection);
+      writeConfig(deps.dataDir, { connections: deps.catalog.all() });
+      audit({ category: 'admin', action: 'connection.updated', outcome: 'success', connectionId: connection.id, detail: { externalAccess: connection.externalAccess, aiPolicy: connection.aiPolicy } });
+      return withoutPassword(connection);
+    },
+    'connections.remove': async (p) => {
+      const id = text(p.id, 'id');
+      await deps.catalog.remove(id);
+      writeConfig(deps.dataDir, { connections: deps.catalog.all() });
+      audit({ category: 'admin', action: 'connection.removed', outcome: 'success', connectionId: id });
+      return { ok: true };
     },
     'server.status': () => ({ enabled: deps.isEnabled() }),
     'server.setEnabled': (p) => {

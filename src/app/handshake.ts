@@ -10,6 +10,8 @@ export type Handshake = {
   version: string;
   /** Authenticates `sluice bridge`; rotated at every start. */
   bridgeToken: string;
+  /** Where the console listens, unless the application runs without one. */
+  consolePort?: number;
 };
 
 export const handshakePath = (dataDir: string) => join(dataDir, HANDSHAKE_FILE);

@@ -143,6 +143,12 @@ export function createMethodTable(
             record('success', {});
             return inputRequired(error);
           }
+          if (ctx.signal.aborted) {
+            // Cancelled, revoked, disconnected or past the deadline: the request's actor answers for it.
+            const why = ctx.signal.reason instanceof ProtocolError ? ctx.signal.reason.message : 'the request ended first';
+            record('error', { error: `user_cancelled: ${why}` });
+            throw error;
+          }
           const typed = fromDriverError(error);
           const refused = typed instanceof ProtocolError ? typed.code === ErrorCode.Forbidden : typed.code === 'denied';
           record(refused ? 'denied' : 'error', { error: `${typed.code}: ${typed.message}` });

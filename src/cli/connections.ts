@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import {
   aiPolicies,
   externalAccessLevels,
-  parseConnection,
+  newConnection,
   type SavedConnection,
   withoutPassword,
   writeConfig,
@@ -17,8 +17,6 @@ import { UsageError } from './usageError.js';
 const USAGE =
   'usage: sluice connections list [--json] | connections add --name NAME (--sqlite PATH | --url postgres://…|mysql://…) [--id ID] ' +
   `[--external-access ${externalAccessLevels.join('|')}] [--ai-policy ${aiPolicies.join('|')}]`;
-
-const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 64) || 'connection';
 
 function table(connections: SavedConnection[]): string {
   const rows = connections.map((c) => [c.id, c.name, c.engine, c.externalAccess, c.aiPolicy, c.engine === 'sqlite' ? c.path : c.url]);
@@ -55,21 +53,20 @@ export async function connections(argv: string[]): Promise<void> {
     strict: true,
   });
   if (!values.name || (values.sqlite === undefined) === (values.url === undefined)) throw new UsageError(USAGE);
-  const server = values.url === undefined ? undefined : parseServerUrl(values.url);
-  if (values.url !== undefined && !server) {
+  if (values.url !== undefined && !parseServerUrl(values.url)) {
     throw new UsageError('--url must be postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or mysql://… (mariadb://…)');
   }
   const candidate = {
-    id: values.id ?? slug(values.name),
     name: values.name,
-    ...(server ? { engine: server.engine, url: values.url } : { engine: 'sqlite', path: resolve(values.sqlite ?? '') }),
+    ...(values.id !== undefined ? { id: values.id } : {}),
+    ...(values.url !== undefined ? { url: values.url } : { path: resolve(values.sqlite ?? '') }),
     externalAccess: values['external-access'],
     aiPolicy: values['ai-policy'],
   };
   let connection: SavedConnection;
   if (running) connection = (await callControl(dataDir, 'connections.add', candidate)) as SavedConnection;
   else {
-    connection = parseConnection(candidate, 'the connection');
+    connection = newConnection(candidate);
     const config = loadOrCreateConfig(dataDir);
     if (config.connections.some((c) => c.id === connection.id)) {
       throw new Error(`a connection with id "${connection.id}" exists already (choose another with --id)`);

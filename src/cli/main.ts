@@ -4,6 +4,7 @@ import { activity } from './activity.js';
 import { approvals, approve, deny } from './approvals.js';
 import { bridge } from './bridge.js';
 import { connections } from './connections.js';
+import { consoleLink } from './console.js';
 import { callControl, isRunning } from './controlClient.js';
 import { supportDirOf } from './dataDirOption.js';
 import { openUrl } from './openUrl.js';
@@ -32,17 +33,19 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
   server: serverSwitch,
   connections,
   bridge,
+  console: consoleLink,
 };
 
 const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
-  serve [--port N] [--no-auth] [--log-requests]     run Sluice
+  serve [--port N] [--console-port N | --no-console] [--no-auth] [--log-requests]   run Sluice
+  console                                           print a one-time link to the running console
   tokens create --name NAME [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90]
   tokens list [--json] | tokens revoke ID
   open-url URL                                      hand a sluice:// link to the running application
   approvals [--json] | approve ID [--level L] [--connections …] [--expires D] | deny ID
   pair --client NAME [--scopes LEVEL] [--print-token]   the reference pairing client
   server on|off|status                              switch the MCP server (off: -33006)
-  connections list [--json] | connections add --name N --sqlite PATH [--id ID] [--external-access L] [--ai-policy P]
+  connections list [--json] | connections add --name N (--sqlite PATH | --url URL) [--id ID] [--external-access L] [--ai-policy P]
   activity [--json] [--limit N] [--category C] [--verify]
   bridge                                            MCP over stdio for clients that launch servers`;
 

@@ -4,11 +4,11 @@ import { requestLogLine } from '../app/requestLog.js';
 import { resolveSupportDir } from '../app/supportDir.js';
 import { UsageError } from './usageError.js';
 
-function parsePort(text: string | undefined): number | undefined {
+function parsePort(option: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65_535)
-    throw new UsageError(`--port must be a number from 0 to 65535, not "${text}"`);
+    throw new UsageError(`${option} must be a number from 0 to 65535, not "${text}"`);
   return port;
 }
 
@@ -18,6 +18,8 @@ export async function serve(argv: string[]): Promise<void> {
     args: argv,
     options: {
       port: { type: 'string' },
+      'console-port': { type: 'string' },
+      'no-console': { type: 'boolean' },
       'data-dir': { type: 'string' },
       'no-auth': { type: 'boolean' },
       'log-requests': { type: 'boolean' },
@@ -25,13 +27,15 @@ export async function serve(argv: string[]): Promise<void> {
     strict: true,
     allowPositionals: false,
   });
-  const port = parsePort(values.port);
+  const port = parsePort('--port', values.port);
+  const consolePort = values['no-console'] ? false : parsePort('--console-port', values['console-port']);
   const dataDir = resolveSupportDir(values['data-dir']);
   const auth = !values['no-auth'];
   const app = await startApp({
     dataDir,
     auth,
     ...(port !== undefined ? { port } : {}),
+    ...(consolePort !== undefined ? { consolePort } : {}),
     ...(values['log-requests']
       ? { onRequestEnd: (trace) => process.stderr.write(requestLogLine(trace)) }
       : {}),
@@ -40,6 +44,9 @@ export async function serve(argv: string[]): Promise<void> {
   process.stdout.write(
     [
       `Sluice is serving MCP at ${app.url}`,
+      app.console
+        ? `  console: ${app.console.openUrl()}  (opens once; sluice console prints a new link)`
+        : '  console: off (--no-console)',
       `  support directory: ${app.dataDir}`,
       auth
         ? '  authentication: bearer tokens (sluice tokens create, or pair a client with sluice pair)'

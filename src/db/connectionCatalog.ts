@@ -34,6 +34,22 @@ export class ConnectionCatalog {
     this.changes.emit({ type: 'connections' });
   }
 
+  /** Replaces a saved connection's settings (not where it points); subscribers hear the set changed. */
+  update(connection: SavedConnection): void {
+    if (!this.#connections.has(connection.id)) throw new Error(`no connection with id "${connection.id}"`);
+    this.#connections.set(connection.id, connection);
+    this.changes.emit({ type: 'connections' });
+  }
+
+  /** Forgets a connection and closes its driver. */
+  async remove(id: string): Promise<void> {
+    if (!this.#connections.delete(id)) throw new Error(`no connection with id "${id}"`);
+    const db = this.#open.get(id);
+    this.#open.delete(id);
+    this.changes.emit({ type: 'connections' });
+    await db?.close();
+  }
+
   /** The connection's driver; a server's pools connect on first use, and reconnect after it comes back. */
   database(connection: SavedConnection): Database {
     let db = this.#open.get(connection.id);

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyActorRef } from 'xstate';
-import { type ApprovalChoice, APPROVAL_WINDOW_MS, type PairingRequestInput } from '../../machines/pairingRequest.js';
+import {
+  type ApprovalChoice,
+  APPROVAL_WINDOW_MS,
+  type PairingRequestInput,
+  type PairingRequestOutcome,
+} from '../../machines/pairingRequest.js';
 import { childOf, childrenOfKind, pairingCodeId, pairingRequestId, type Supervisor } from '../../machines/supervisor.js';
 import type { ActivityEntry } from '../activity/activityLog.js';
 import type { SavedConnection } from '../app/config.js';
@@ -12,6 +17,9 @@ import { type PairingLink, parsePairingLink } from './deepLink.js';
 
 /** The sheet's starting expiry when the user does not change it. */
 export const DEFAULT_EXPIRY_DAYS = 30;
+
+/** How long the console keeps showing a sheet after it was answered or expired. */
+const ENDED_SHEET_MS = 10 * 60_000;
 
 export type ApprovalSheet = {
   id: string;
@@ -25,6 +33,9 @@ export type ApprovalSheet = {
   expiryChoices: (number | null)[];
   defaultExpiryDays: number;
   secondsLeft: number;
+  /** When Approve stops counting, on the application's clock. */
+  expiresAt: number;
+  status: 'awaitingApproval' | PairingRequestOutcome;
 };
 
 export type ExchangeOutcome =
@@ -68,6 +79,8 @@ function invalidChoice(chosen: Partial<ApprovalChoice>, known: Set<string>): str
 /** Pairing as the user and the client see it, over the supervisor's pairing-request and code actors. */
 export class PairingService {
   readonly #deps: PairingServiceDeps;
+  /** Sheets that ended, as they were, for the console: what happened and when. */
+  readonly #ended = new Map<string, { input: PairingRequestInput; status: PairingRequestOutcome; endedAt: number }>();
 
   constructor(deps: PairingServiceDeps) {
     this.#deps = deps;
@@ -112,12 +125,12 @@ export class PairingService {
     });
     this.#deps.onPairingRequested();
     this.#deps.audit({ category: 'auth', action: 'pairing.requested', outcome: 'success', clientName: link.clientName });
-    return { ok: true, sheet: this.#sheet(this.#pending(id) as AnyActorRef) };
+    return { ok: true, sheet: this.#sheet((this.#pending(id) as AnyActorRef).getSnapshot().context as PairingRequestInput) };
   }
 
-  #sheet(actor: AnyActorRef): ApprovalSheet {
-    const input = actor.getSnapshot().context as PairingRequestInput;
-    const left = input.createdAt + APPROVAL_WINDOW_MS - this.#deps.clock.now();
+  #sheet(input: PairingRequestInput, status: ApprovalSheet['status'] = 'awaitingApproval'): ApprovalSheet {
+    const expiresAt = input.createdAt + APPROVAL_WINDOW_MS;
+    const left = status === 'awaitingApproval' ? expiresAt - this.#deps.clock.now() : 0;
     return {
       id: input.id,
       kind: 'pairing',
@@ -129,13 +142,29 @@ export class PairingService {
       expiryChoices: [...expiryChoices],
       defaultExpiryDays: DEFAULT_EXPIRY_DAYS,
       secondsLeft: Math.max(0, Math.ceil(left / 1000)),
+      expiresAt,
+      status,
     };
   }
 
+  /** The sheets awaiting an answer. */
   approvals(): ApprovalSheet[] {
     return childrenOfKind(this.#deps.supervisor, 'pairingRequest')
       .filter((actor) => actor.getSnapshot().value === 'awaitingApproval')
-      .map((actor) => this.#sheet(actor));
+      .map((actor) => this.#sheet(actor.getSnapshot().context as PairingRequestInput));
+  }
+
+  /** The sheets awaiting an answer, then those that ended in the last ten minutes, newest first. */
+  sheets(): ApprovalSheet[] {
+    const now = this.#deps.clock.now();
+    for (const [id, ended] of this.#ended) if (now - ended.endedAt > ENDED_SHEET_MS) this.#ended.delete(id);
+    const ended = [...this.#ended.values()].reverse().map(({ input, status }) => this.#sheet(input, status));
+    return [...this.approvals(), ...ended];
+  }
+
+  /** A pairing request's actor reached its end (the supervisor reports it). */
+  requestEnded(input: PairingRequestInput, status: PairingRequestOutcome): void {
+    this.#ended.set(input.id, { input, status, endedAt: this.#deps.clock.now() });
   }
 
   /** The sheet's Approve: mints the token the user chose, holds it against a one-time code, calls back. */

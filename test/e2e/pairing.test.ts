@@ -55,6 +55,8 @@ describe('Pairing request: (none) → Awaiting approval', () => {
         expiryChoices: [null, 1, 7, 30, 90],
         defaultExpiryDays: 30,
         secondsLeft: 300,
+        expiresAt: h.clock.now() + 300_000,
+        status: 'awaitingApproval',
       },
     });
     if (!opened.ok) return;

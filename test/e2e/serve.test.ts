@@ -30,6 +30,7 @@ describe('sluice serve', () => {
       pid: serve.child.pid,
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       bridgeToken: expect.stringMatching(/^slb_[A-Za-z0-9_-]{43}$/),
+      consolePort: expect.any(Number),
     });
     expect(statSync(join(dataDir, 'mcp-handshake.json')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'config.json')).mode & 0o777).toBe(0o600);

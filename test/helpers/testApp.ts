@@ -13,7 +13,7 @@ export type TestApp = App & { dispose(): Promise<void> };
  */
 export async function startTestApp(options: Partial<AppOptions> = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sluice-test-'));
-  const app = await startApp({ port: 0, auth: false, ...options, dataDir });
+  const app = await startApp({ port: 0, consolePort: 0, auth: false, ...options, dataDir });
   return Object.assign(Object.create(app) as App, {
     async dispose() {
       await app.stop();

@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readHandshake } from '../app/handshake.js';
+import { CONSOLE_SECRET_FILE } from '../console/consoleAccess.js';
+import { dataDirOption, supportDirOf } from './dataDirOption.js';
+import { UsageError } from './usageError.js';
+
+/** `sluice console`: prints a one-time link that opens the running application's console. */
+export async function consoleLink(argv: string[]): Promise<void> {
+  const { positionals } = parseArgs({ args: argv, options: dataDirOption, strict: true, allowPositionals: true });
+  if (positionals.length > 0) throw new UsageError('usage: sluice console [--data-dir DIR]');
+  const dataDir = supportDirOf(argv);
+  const port = readHandshake(dataDir)?.consolePort;
+  if (port === undefined) throw new Error('Sluice is not running with a console (start it with sluice serve)');
+  const secret = readFileSync(join(dataDir, CONSOLE_SECRET_FILE), 'utf8').trim();
+  process.stdout.write(`http://127.0.0.1:${port}/open?secret=${secret}\n`);
+}
