@@ -145,10 +145,23 @@ function redactDetail(detail: ActivityEntry['detail']): string | null {
 export class ActivityLog {
   readonly #db: Database.Database;
   readonly #now: () => number;
+  readonly #pending: { entry: ActivityEntry; time: number }[] = [];
+  readonly #statements;
+  readonly #write;
 
   private constructor(db: Database.Database, now: () => number) {
     this.#db = db;
     this.#now = now;
+    this.#statements = {
+      lastSeq: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'"),
+      tip: db.prepare('SELECT hash FROM activity ORDER BY seq DESC LIMIT 1'),
+      anchor: db.prepare('SELECT prev_hash FROM activity_anchor WHERE id = 1'),
+      insert: db.prepare(
+        `INSERT INTO activity (${HASHED_COLUMNS.map((c) => `"${c}"`).join(', ')}, hash)
+         VALUES (${HASHED_COLUMNS.map((c) => `@${c}`).join(', ')}, @hash)`,
+      ),
+    };
+    this.#write = db.transaction((entries: { entry: ActivityEntry; time: number }[]) => this.#writeEntries(entries));
   }
 
   static open(path: string, options: { now?: () => number; retentionDays?: number } = {}): ActivityLog {
@@ -162,14 +175,31 @@ export class ActivityLog {
     return log;
   }
 
+  /**
+   * Records an entry. Entries are written in order, in one transaction per turn of the event loop (a
+   * burst of requests is one commit, not one each); every read below writes what is pending first.
+   */
   record(entry: ActivityEntry): void {
-    const write = this.#db.transaction(() => {
-      const last = this.#db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'").get() as
-        | { seq: number }
-        | undefined;
+    this.#pending.push({ entry, time: this.#now() });
+    if (this.#pending.length === 1) setImmediate(() => this.flush());
+  }
+
+  /** Writes the pending entries now, each row hash-chained to the one before. */
+  flush(): void {
+    if (this.#pending.length === 0 || !this.#db.open) return;
+    const entries = this.#pending.splice(0);
+    // Immediate: take the write lock before reading the tip, so two processes cannot fork the chain.
+    this.#write.immediate(entries);
+  }
+
+  #writeEntries(entries: { entry: ActivityEntry; time: number }[]): void {
+    const last = this.#statements.lastSeq.get() as { seq: number } | undefined;
+    let seq = last?.seq ?? 0;
+    let prevHash = this.#tip();
+    for (const { entry, time } of entries) {
       const row: Omit<ActivityRow, 'hash'> = {
-        seq: (last?.seq ?? 0) + 1,
-        time: new Date(this.#now()).toISOString(),
+        seq: ++seq,
+        time: new Date(time).toISOString(),
         category: entry.category,
         action: entry.action,
         outcome: entry.outcome,
@@ -185,21 +215,16 @@ export class ActivityLog {
         tracestate: entry.trace?.tracestate ?? null,
         baggage: entry.trace?.baggage ?? null,
         detail: redactDetail(entry.detail),
-        prev_hash: this.#tip(),
+        prev_hash: prevHash,
       };
-      this.#db
-        .prepare(
-          `INSERT INTO activity (${HASHED_COLUMNS.map((c) => `"${c}"`).join(', ')}, hash)
-           VALUES (${HASHED_COLUMNS.map((c) => `@${c}`).join(', ')}, @hash)`,
-        )
-        .run({ ...row, hash: rowHash(row) });
-    });
-    // Immediate: take the write lock before reading the tip, so two processes cannot fork the chain.
-    write.immediate();
+      prevHash = rowHash(row);
+      this.#statements.insert.run({ ...row, hash: prevHash });
+    }
   }
 
   /** Newest first. */
   list(options: ActivityListOptions = {}): ActivityRow[] {
+    this.flush();
     const where: string[] = [];
     const params: (string | number)[] = [];
     const filters: [string, string | undefined][] = [
@@ -224,6 +249,7 @@ export class ActivityLog {
 
   /** The clients seen since `since` (ISO time), the most recent first. */
   clients(since: string): SeenClient[] {
+    this.flush();
     return this.#db
       .prepare(
         `SELECT client_name AS client, token_name AS token, max(time) AS lastSeen, count(*) AS requests FROM activity
@@ -235,6 +261,7 @@ export class ActivityLog {
 
   /** Recomputes every row's hash in order and checks each links to the one before (or to the anchor). */
   verify(): ActivityVerifyResult {
+    this.flush();
     let expected = this.#anchor();
     let count = 0;
     const rows = this.#db.prepare('SELECT * FROM activity ORDER BY seq').iterate() as Iterable<ActivityRow>;
@@ -247,20 +274,17 @@ export class ActivityLog {
   }
 
   close(): void {
+    this.flush();
     this.#db.close();
   }
 
   #anchor(): string {
-    const anchor = this.#db.prepare('SELECT prev_hash FROM activity_anchor WHERE id = 1').get() as
-      | { prev_hash: string }
-      | undefined;
+    const anchor = this.#statements.anchor.get() as { prev_hash: string } | undefined;
     return anchor?.prev_hash ?? GENESIS;
   }
 
   #tip(): string {
-    const last = this.#db.prepare('SELECT hash FROM activity ORDER BY seq DESC LIMIT 1').get() as
-      | { hash: string }
-      | undefined;
+    const last = this.#statements.tip.get() as { hash: string } | undefined;
     return last?.hash ?? this.#anchor();
   }
 

@@ -32,6 +32,7 @@ import { Subscriptions } from './subscriptions.js';
 import { assertNotRunning, startControlServer } from './controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
 import { removeHandshake, writeHandshake } from './handshake.js';
+import { removeStaleTempFiles } from './atomicFile.js';
 import { ChangeSignal } from '../console/changeSignal.js';
 import { ConsoleAccess } from '../console/consoleAccess.js';
 import { type ConsoleDeps, type ConsoleServer, startConsoleServer } from '../console/consoleServer.js';
@@ -83,6 +84,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   await assertNotRunning(dataDir);
+  removeStaleTempFiles(dataDir);
   const config = loadOrCreateConfig(dataDir);
   const catalog = new ConnectionCatalog(config.connections);
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
@@ -94,16 +96,13 @@ export async function startApp(options: AppOptions): Promise<App> {
     changed.notify(entry.action);
   };
   catalog.changes.subscribe((change) => changed.notify(change.type));
-  const inspector = new InspectorFeed(
-    () => clock.now(),
-    (id) => (id === 'bridge' ? 'stdio bridge' : tokens.get(id)?.name),
-  );
-  inspector.subscribe((frame) => changed.notify(frame.type));
 
   const supervisor = createActor(
     supervisorMachine.provide({
       actions: {
         childDone: (_, done: ChildDone) => {
+          requests.keys.reaped(done.actorId);
+          subscriptions.keys.reaped(done.actorId);
           if (done.actorId.startsWith(pairingRequestId(''))) {
             const ended = done.output as PairingRequestOutput;
             pairing.requestEnded(ended.request, ended.outcome);
@@ -115,12 +114,20 @@ export async function startApp(options: AppOptions): Promise<App> {
         },
       },
     }),
-    { clock, inspect: inspector.inspect },
+    { clock },
   );
   supervisor.start();
+  // Every actor starting or ending changes the supervisor's children: the console shows those.
+  supervisor.subscribe(() => changed.notify('actors'));
+  const inspector = new InspectorFeed(
+    supervisor,
+    () => clock.now(),
+    (id) => (id === 'bridge' ? 'stdio bridge' : tokens.get(id)?.name),
+  );
 
   let enabled = true;
   const requests = new InflightRequests(supervisor);
+  const subscriptions = new Subscriptions(supervisor, catalog, clock);
   const dialogs = new ConsentDialogs(supervisor, clock);
   // Revocation is immediate: the token's running requests end with -33002.
   tokens.onRevoke((record) => requests.revoke(record.id));
@@ -156,7 +163,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         requests,
         signer: new RequestStateSigner(() => clock.now()),
         dialogs,
-        subscriptions: new Subscriptions(supervisor, catalog, clock),
+        subscriptions,
         sessions: new LegacySessions(supervisor, clock),
         audit,
         ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),

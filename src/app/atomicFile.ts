@@ -1,16 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** Writes `contents` so that readers see the old file or the new one, never a torn one (temp + fsync + rename). */
+const TEMP_FILE = /^\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Writes `contents` so that readers see the old file or the new one, never a torn one: temp file, every
+ * byte written and fsynced, rename, then the directory fsynced so the rename itself survives a power cut.
+ */
 export function writeFileAtomic(path: string, contents: string, mode = 0o600): void {
   const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', mode);
   try {
-    writeSync(fd, contents);
+    const bytes = Buffer.from(contents, 'utf8');
+    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
   renameSync(temp, path);
+  const dir = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
+
+/** Temp files a process killed mid-write left behind in `dir` (never read; safe to remove when no writer runs). */
+export function removeStaleTempFiles(dir: string): void {
+  for (const name of readdirSync(dir)) if (TEMP_FILE.test(name)) rmSync(join(dir, name), { force: true });
 }

@@ -1,5 +1,6 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { shown } from '../protocol/errors.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { type ControlRequest, type ControlResponse, controlSocketPath } from './controlSocket.js';
 
@@ -27,7 +28,7 @@ async function answer(handlers: ControlHandlers, line: string): Promise<ControlR
     return { id: 0, error: 'not JSON' };
   }
   const handler = typeof request.method === 'string' ? handlers[request.method] : undefined;
-  if (!handler) return { id: request.id, error: `unknown command ${String(request.method)}` };
+  if (!handler) return { id: request.id, error: `unknown command ${shown(request.method)}` };
   try {
     return { id: request.id, result: await handler(isPlainObject(request.params) ? request.params : {}) };
   } catch (error) {

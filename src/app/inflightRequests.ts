@@ -1,10 +1,12 @@
 import type { InflightInput, InflightOutcome } from '../../machines/inflightRequest.js';
-import type { Supervisor } from '../../machines/supervisor.js';
+import { inflightRequestId, type Supervisor } from '../../machines/supervisor.js';
+import { ActorKeys } from './actorKeys.js';
 
 /** Requests as actors: each runs as an `inflightRequest` child of the supervisor until it settles. */
 export class InflightRequests {
   readonly #supervisor: Supervisor;
-  #sequence = 0;
+  /** Reused keys: see ActorKeys. */
+  readonly keys = new ActorKeys(inflightRequestId);
 
   constructor(supervisor: Supervisor) {
     this.#supervisor = supervisor;
@@ -12,10 +14,10 @@ export class InflightRequests {
 
   run(input: Omit<InflightInput, 'settle'>): Promise<InflightOutcome> {
     return new Promise((settle) => {
-      this.#sequence += 1;
-      this.#supervisor.send({ type: 'request.start', key: String(this.#sequence), input: { ...input, settle } });
+      this.#supervisor.send({ type: 'request.start', key: this.keys.take(), input: { ...input, settle } });
     });
   }
+
 
   /** `notifications/cancelled`: ends the caller's own request with that id, if it is running. */
   cancel(principalId: string, requestId: string | number): void {

@@ -1,10 +1,11 @@
 import type { SubscriptionCloseReason } from '../../machines/subscription.js';
-import type { Supervisor } from '../../machines/supervisor.js';
+import { subscriptionId, type Supervisor } from '../../machines/supervisor.js';
 import { canUseConnection } from '../auth/access.js';
 import type { Principal } from '../auth/principal.js';
 import { connectionUri } from '../capabilities/resources/uri.js';
 import type { Change } from '../db/changeFeed.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
+import { ActorKeys } from './actorKeys.js';
 import type { AppClock } from './clock.js';
 
 /** How often the schema of a subscribed connection is checked for changes made outside Sluice. */
@@ -32,7 +33,8 @@ export class Subscriptions {
   readonly #supervisor: Supervisor;
   readonly #catalog: ConnectionCatalog;
   readonly #clock: AppClock;
-  #sequence = 0;
+  /** Reused keys: see ActorKeys. */
+  readonly keys = new ActorKeys(subscriptionId);
 
   constructor(supervisor: Supervisor, catalog: ConnectionCatalog, clock: AppClock) {
     this.#supervisor = supervisor;
@@ -80,10 +82,9 @@ export class Subscriptions {
     const stopListening = this.#catalog.changes.subscribe(onChange);
     const stopPolling = this.#pollSchemas([...watched], versions, schemaChanged);
     return new Promise((resolve) => {
-      this.#sequence += 1;
       this.#supervisor.send({
         type: 'subscription.start',
-        key: String(this.#sequence),
+        key: this.keys.take(),
         input: {
           principalId: principal.id,
           requestId: options.requestId,

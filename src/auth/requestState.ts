@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
-import { jwtVerify, SignJWT } from 'jose';
 import { invalidParams } from '../protocol/errors.js';
 
 export const REQUEST_STATE_TTL_MS = 5 * 60_000;
@@ -20,6 +19,9 @@ const invalidState = () => invalidParams('Invalid requestState: it is expired, a
  * Signs and checks the `requestState` of an `input_required` round trip: a JWS (HS256) under a key made
  * at start, valid five minutes, bound to the token, the method and the parameters' digest.
  */
+/** jose is loaded on the first round trip, not at start (it is a tenth of the start-up time). */
+const jose = () => import('jose');
+
 export class RequestStateSigner {
   readonly #key: Uint8Array;
   readonly #now: () => number;
@@ -29,8 +31,9 @@ export class RequestStateSigner {
     this.#key = key;
   }
 
-  sign(binding: RequestBinding): Promise<string> {
+  async sign(binding: RequestBinding): Promise<string> {
     const issuedAt = Math.floor(this.#now() / 1000);
+    const { SignJWT } = await jose();
     return new SignJWT({ m: binding.method, d: parametersDigest(binding.params) })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(binding.principalId)
@@ -43,6 +46,7 @@ export class RequestStateSigner {
   async verify(state: unknown, binding: RequestBinding): Promise<void> {
     if (typeof state !== 'string' || state.length > 4096) throw invalidState();
     let payload: Record<string, unknown>;
+    const { jwtVerify } = await jose();
     try {
       ({ payload } = await jwtVerify(state, this.#key, { algorithms: ['HS256'], currentDate: new Date(this.#now()) }));
     } catch {

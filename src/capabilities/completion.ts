@@ -1,4 +1,4 @@
-import { invalidParams } from '../protocol/errors.js';
+import { invalidParams, shown } from '../protocol/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { useConnection, visibleConnections } from './connectionArgs.js';
 import type { CapabilityRegistry } from './registry.js';
@@ -50,13 +50,13 @@ export async function complete(params: Params, registry: CapabilityRegistry, ctx
   }
   if (ref.type === 'ref/prompt') {
     const prompt = typeof ref.name === 'string' ? registry.prompts.get(ref.name) : undefined;
-    if (!prompt) throw invalidParams(`Unknown prompt: ${String(ref.name)}`);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${shown(ref.name)}`);
     if (!prompt.arguments.some((a) => a.name === argument.name)) {
       throw invalidParams(`Prompt ${prompt.name} has no argument ${argument.name}`);
     }
   } else if (ref.type === 'ref/resource') {
     const template = registry.resources.find((r) => r.uriTemplate === ref.uri);
-    if (!template) throw invalidParams(`Unknown resource template: ${String(ref.uri)}`);
+    if (!template) throw invalidParams(`Unknown resource template: ${shown(ref.uri)}`);
     if (!templateVariables(template.uriTemplate).includes(argument.name)) {
       throw invalidParams(`Template ${template.uriTemplate} has no variable ${argument.name}`);
     }

@@ -73,7 +73,8 @@ function checkObject(schema: ObjectSchema, value: unknown, path: string): void {
     if (value[name] === undefined) fail(`${path}.${name}`, 'is required');
   }
   for (const [name, field] of Object.entries(value)) {
-    const property = schema.properties[name];
+    // Own properties only: an argument named "constructor" is not a known one.
+    const property = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
     if (!property) {
       if (schema.additionalProperties === false) fail(`${path}.${name}`, 'is not a known argument');
       continue;

@@ -1,39 +1,35 @@
 #!/usr/bin/env node
 import { ConfigError } from '../app/config.js';
-import { activity } from './activity.js';
-import { approvals, approve, deny } from './approvals.js';
-import { bridge } from './bridge.js';
-import { connections } from './connections.js';
-import { consoleLink } from './console.js';
-import { callControl, isRunning } from './controlClient.js';
-import { supportDirOf } from './dataDirOption.js';
-import { openUrl } from './openUrl.js';
-import { pair } from './pair.js';
-import { serve } from './serve.js';
-import { serverSwitch } from './serverSwitch.js';
-import { tokens } from './tokens.js';
 import { UsageError } from './usageError.js';
+
+type Command = (argv: string[]) => Promise<void>;
 
 /** While the application runs it owns the token file: the command line asks it instead. */
 async function tokensCommand(argv: string[]): Promise<void> {
+  const [{ callControl, isRunning }, { supportDirOf }, { tokens }] = await Promise.all([
+    import('./controlClient.js'),
+    import('./dataDirOption.js'),
+    import('./tokens.js'),
+  ]);
   const dataDir = supportDirOf(argv);
   const running = await isRunning(dataDir);
   await tokens(argv, running ? { remote: (method, params) => callControl(dataDir, method, params) } : {});
 }
 
-const commands: Record<string, (argv: string[]) => Promise<void>> = {
-  serve,
-  tokens: tokensCommand,
-  activity,
-  'open-url': openUrl,
-  approvals,
-  approve,
-  deny,
-  pair,
-  server: serverSwitch,
-  connections,
-  bridge,
-  console: consoleLink,
+/** Each command's module, loaded when it runs: `serve` starts faster without the others. */
+const commands: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.js')).serve,
+  tokens: async () => tokensCommand,
+  activity: async () => (await import('./activity.js')).activity,
+  'open-url': async () => (await import('./openUrl.js')).openUrl,
+  approvals: async () => (await import('./approvals.js')).approvals,
+  approve: async () => (await import('./approvals.js')).approve,
+  deny: async () => (await import('./approvals.js')).deny,
+  pair: async () => (await import('./pair.js')).pair,
+  server: async () => (await import('./serverSwitch.js')).serverSwitch,
+  connections: async () => (await import('./connections.js')).connections,
+  bridge: async () => (await import('./bridge.js')).bridge,
+  console: async () => (await import('./console.js')).consoleLink,
 };
 
 const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
@@ -55,9 +51,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return name === undefined ? 2 : 0;
   }
-  const command = commands[name];
-  if (!command) throw new UsageError(`unknown command "${name}" (sluice --help lists them)`);
-  await command(rest);
+  const load = commands[name];
+  if (!load) throw new UsageError(`unknown command "${name}" (sluice --help lists them)`);
+  await (await load())(rest);
   return process.exitCode === undefined ? 0 : Number(process.exitCode);
 }
 

@@ -121,8 +121,9 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
         return sendJson(res, 200, { machines: deps.machines }, SECURITY_HEADERS);
       case '/api/inspector/events':
         return stream(req, res, (send) => {
+          const unsubscribe = deps.inspector.subscribe((frame) => send(undefined, frame));
           send(undefined, deps.inspector.live());
-          return deps.inspector.subscribe((frame) => send(undefined, frame));
+          return unsubscribe;
         });
       default:
         return serveStatic(url.pathname, res);

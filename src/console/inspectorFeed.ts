@@ -12,6 +12,9 @@ export const INSPECTED_MACHINES = new Set([
   'legacySession',
 ]);
 
+/** Machines whose actor ids are reused once an actor is gone. */
+const REUSED_IDS = new Set(['inflightRequest', 'subscription']);
+
 export type Principal = { id: string; name: string } | null;
 
 export type ActorFrame = {
@@ -63,45 +66,69 @@ export class InspectorFeed {
   /** The type of the last event each actor received: what moved a child the supervisor reaped at once. */
   readonly #lastEvent = new WeakMap<AnyActor, string>();
   readonly #listeners = new Set<(frame: InspectorFrame) => void>();
+  readonly #supervisor: AnyActor;
   readonly #now: () => number;
   readonly #principalName: (id: string) => string | undefined;
+  #inspection: { unsubscribe(): void } | undefined;
 
-  constructor(now: () => number, principalName: (id: string) => string | undefined) {
+  constructor(supervisor: AnyActor, now: () => number, principalName: (id: string) => string | undefined) {
+    this.#supervisor = supervisor;
     this.#now = now;
     this.#principalName = principalName;
   }
-
-  /** The `inspect` option of the supervisor's actor system. */
-  readonly inspect = (event: InspectionEvent): void => {
-    if (event.type === '@xstate.event') this.#lastEvent.set(event.actorRef as AnyActor, event.event.type);
-    if (event.type === '@xstate.snapshot') this.#snapshot(event.actorRef as AnyActor, event.event.type, event.snapshot as unknown as Snapshot);
-  };
 
   /** The first frame of a page's stream: every live actor, and the application's clock. */
   live(): InspectorFrame {
     return { type: 'live', actors: [...this.#live.values()].map((entry) => entry.frame), now: this.#now() };
   }
 
+  /**
+   * Frames from now on. XState's inspection stream is followed only while a page listens: every request
+   * is an actor, and inspecting each of its steps is a cost no one should pay for a closed page.
+   */
   subscribe(listener: (frame: InspectorFrame) => void): () => void {
+    if (this.#listeners.size === 0) this.#start();
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) this.#stop();
+    };
+  }
+
+  #start(): void {
+    const at = this.#now();
+    for (const ref of [this.#supervisor, ...Object.values(childrenOf(this.#supervisor))]) {
+      this.#snapshot(ref, 'xstate.init', ref.getSnapshot() as Snapshot, at);
+    }
+    this.#inspection = this.#supervisor.system.inspect((event: InspectionEvent) => {
+      if (event.type === '@xstate.event') this.#lastEvent.set(event.actorRef as AnyActor, event.event.type);
+      if (event.type === '@xstate.snapshot') {
+        this.#snapshot(event.actorRef as AnyActor, event.event.type, event.snapshot as unknown as Snapshot, this.#now());
+      }
+    });
+  }
+
+  #stop(): void {
+    this.#inspection?.unsubscribe();
+    this.#inspection = undefined;
+    this.#live.clear();
   }
 
   #emit(frame: InspectorFrame): void {
     for (const listener of this.#listeners) listener(frame);
   }
 
-  #snapshot(ref: AnyActor, eventType: string, snapshot: Snapshot): void {
+  #snapshot(ref: AnyActor, eventType: string, snapshot: Snapshot, at: number): void {
     const machine = machineOf(ref);
     if (!machine) return;
     const known = this.#live.get(ref);
     const state = stateName(snapshot.value);
-    const at = this.#now();
     if (!known) {
       if (snapshot.status !== 'active') return;
       const frame: ActorFrame = {
         type: 'actor',
-        actorId: publicActorId(machine, ref.id),
+        // Per-request actors' ids are reused (see ActorKeys): their session id tells two of them apart.
+        actorId: publicActorId(machine, REUSED_IDS.has(machine) ? `${ref.id}#${ref.sessionId}` : ref.id),
         machine,
         parentId: ref._parent ? this.#live.get(ref._parent as AnyActor)?.frame.actorId ?? null : null,
         principal: this.#principal(snapshot.context),
@@ -134,7 +161,7 @@ export class InspectorFeed {
    * that last step is sent from here.
    */
   #reapStoppedChildren(supervisor: AnyActor, at: number): void {
-    const children = new Set(Object.values((supervisor.getSnapshot() as { children: Record<string, AnyActor> }).children));
+    const children = new Set(Object.values(childrenOf(supervisor)));
     for (const [ref, entry] of this.#live) {
       if (ref._parent !== supervisor || children.has(ref)) continue;
       this.#moved(entry, this.#lastEvent.get(ref) ?? '', ref.getSnapshot() as Snapshot, at);
@@ -156,3 +183,5 @@ export class InspectorFeed {
 }
 
 type Snapshot = { value: unknown; status: string; context: unknown };
+
+const childrenOf = (actor: AnyActor) => (actor.getSnapshot() as { children: Record<string, AnyActor> }).children;

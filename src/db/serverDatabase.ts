@@ -23,16 +23,23 @@ const INTROSPECTION = { maxRows: 100_000, timeoutMs: 30_000 };
 
 /**
  * What PostgreSQL and MySQL share: statements go to the driver's sessions, and the catalog queries of
- * each engine run as reads on them. Subclasses supply the catalog queries.
+ * each engine run as reads on them. Subclasses supply the catalog queries. The driver is loaded and
+ * its pools made on first use, so an application with no server connection in use never loads it.
  */
 export abstract class ServerDatabase implements Database {
   abstract readonly engine: Exclude<Engine, 'sqlite'>;
-  readonly #sessions: ServerSessions;
+  readonly #openSessions: () => Promise<ServerSessions>;
+  #sessions: Promise<ServerSessions> | undefined;
   readonly #dialect: SqlDialect;
 
-  protected constructor(sessions: ServerSessions, dialect: SqlDialect) {
-    this.#sessions = sessions;
+  protected constructor(openSessions: () => Promise<ServerSessions>, dialect: SqlDialect) {
+    this.#openSessions = openSessions;
     this.#dialect = dialect;
+  }
+
+  #use(): Promise<ServerSessions> {
+    this.#sessions ??= this.#openSessions();
+    return this.#sessions;
   }
 
   abstract listDatabases(signal: AbortSignal): Promise<string[]>;
@@ -45,19 +52,19 @@ export abstract class ServerDatabase implements Database {
 
   /** A catalog query's rows. */
   protected async rows(sql: string, params: unknown[], signal: AbortSignal): Promise<unknown[][]> {
-    return (await this.#sessions.read(sql, { ...INTROSPECTION, params, signal })).rows;
+    return (await (await this.#use()).read(sql, { ...INTROSPECTION, params, signal })).rows;
   }
 
-  explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
-    return this.#sessions.read(`EXPLAIN ${sql}`, { ...INTROSPECTION, params: [], signal });
+  async explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
+    return (await this.#use()).read(`EXPLAIN ${sql}`, { ...INTROSPECTION, params: [], signal });
   }
 
-  read(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return this.#sessions.read(sql, { ...options, params: options.params ?? [] });
+  async read(sql: string, options: ReadOptions): Promise<ResultSet> {
+    return (await this.#use()).read(sql, { ...options, params: options.params ?? [] });
   }
 
-  write(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return this.#sessions.write(sql, { ...options, params: options.params ?? [] });
+  async write(sql: string, options: ReadOptions): Promise<ResultSet> {
+    return (await this.#use()).write(sql, { ...options, params: options.params ?? [] });
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {
@@ -65,7 +72,7 @@ export abstract class ServerDatabase implements Database {
     return this.read(sql, { ...options, params });
   }
 
-  close(): Promise<void> {
-    return this.#sessions.close();
+  async close(): Promise<void> {
+    await (await this.#sessions)?.close();
   }
 }

@@ -101,3 +101,13 @@ export class ToolError extends Error {
     this.code = code;
   }
 }
+
+/** A client's value as it may appear in a message: text as it is, anything else as JSON (never throws). */
+export function shown(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
+}

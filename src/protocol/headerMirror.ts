@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { headerMismatch } from './errors.js';
 import { decodeHeaderValue } from './headerValue.js';
 import { isPlainObject, type Params } from './jsonrpc.js';
@@ -7,13 +6,16 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 const PARAM_HEADER_PREFIX = 'mcp-param-';
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-function single(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  if (Array.isArray(value)) throw headerMismatch(`Header ${name} is sent more than once`);
-  return value;
+/** Each header's lines as they arrived (Node's `headersDistinct`): Node would join repeated ones with ", ". */
+export type DistinctHeaders = NodeJS.Dict<string[]>;
+
+function single(headers: DistinctHeaders, name: string): string | undefined {
+  const lines = headers[name];
+  if (lines && lines.length > 1) throw headerMismatch(`Header ${name} is sent more than once`);
+  return lines?.[0];
 }
 
-function requireHeader(headers: IncomingHttpHeaders, name: string, expected: string): void {
+function requireHeader(headers: DistinctHeaders, name: string, expected: string): void {
   const raw = single(headers, name);
   if (raw === undefined) throw headerMismatch(`Required header ${name} is missing`);
   if (decodeHeaderValue(name, raw) !== expected)
@@ -59,7 +61,7 @@ function paramMatches(value: unknown, header: string): boolean {
  * the body; every `Mcp-Param-<field>` that was sent equal to its field.
  */
 export function checkHeaderMirror(
-  headers: IncomingHttpHeaders,
+  headers: DistinctHeaders,
   message: { method: string; params: Params },
   protocolVersion: string,
 ): void {

@@ -1,5 +1,5 @@
 import { META_SERVER_INFO } from './era.js';
-import { ErrorCode, ProtocolError } from './errors.js';
+import { ErrorCode, ProtocolError, shown } from './errors.js';
 import { isPlainObject, type Params } from './jsonrpc.js';
 import { INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from './serverInfo.js';
 import { LEGACY_VERSIONS } from './versions.js';
@@ -19,7 +19,7 @@ export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'criti
 export function initializeVersion(params: Params): string {
   const version = params.protocolVersion;
   if (typeof version !== 'string' || !(LEGACY_VERSIONS as readonly string[]).includes(version)) {
-    throw new ProtocolError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(version)}`, {
+    throw new ProtocolError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${shown(version)}`, {
       supported: [...LEGACY_VERSIONS],
       requested: version,
     });

@@ -21,7 +21,9 @@ export const LIMITS: Limits = {
   maxConnections: 64,
   idleTimeoutMs: 30_000,
   maxHeaderBytes: 16 * 1024,
-  headersTimeoutMs: 10_000,
+  // A connection that has not delivered a whole request head within the idle timeout is closed, whether
+  // it sent nothing (idle) or sends its headers a byte at a time (a slow header sender).
+  headersTimeoutMs: 30_000,
   requestTimeoutMs: 120_000,
 };
 
@@ -50,6 +52,8 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
       maxHeaderSize: limits.maxHeaderBytes,
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
+      // Node checks those two deadlines on this interval (30 s by default, which would let them run late).
+      connectionsCheckingInterval: 1_000,
       // Node keeps an idle keep-alive socket open for keepAliveTimeout + 1 s.
       keepAliveTimeout: Math.max(1, limits.idleTimeoutMs - 1_000),
       // A request without Host must reach the Host rule (403 forbidden_host), not Node's bare 400.

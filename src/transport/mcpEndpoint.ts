@@ -104,7 +104,7 @@ export async function handleMcpPost(
     }
     const era = readEra(message.params);
     if (era.era === 'modern') {
-      checkHeaderMirror(req.headers, message, era.protocolVersion);
+      checkHeaderMirror(req.headersDistinct, message, era.protocolVersion);
       assertModernVersion(era.protocolVersion);
       trace.trace = era.trace;
       trace.clientName = era.clientInfo?.name;

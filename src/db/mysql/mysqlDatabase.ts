@@ -3,7 +3,6 @@ import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
 import { ServerDatabase } from '../serverDatabase.js';
-import { MysqlSessions } from './mysqlSessions.js';
 
 const quoteIdent = (name: string) => `\`${name.replaceAll('`', '``')}\``;
 const dialect: SqlDialect = { quoteIdent, placeholder: () => '?' };
@@ -17,7 +16,7 @@ export class MysqlDatabase extends ServerDatabase {
   readonly #database: string;
 
   constructor(address: ServerAddress) {
-    super(new MysqlSessions(address), dialect);
+    super(async () => new (await import('./mysqlSessions.js')).MysqlSessions(address), dialect);
     this.#database = address.database;
   }
 

@@ -3,7 +3,6 @@ import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
 import { ServerDatabase } from '../serverDatabase.js';
-import { PostgresSessions } from './postgresSessions.js';
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const dialect: SqlDialect = { quoteIdent, placeholder: (n) => `$${n}` };
@@ -18,7 +17,7 @@ export class PostgresDatabase extends ServerDatabase {
   readonly #database: string;
 
   constructor(address: ServerAddress) {
-    super(new PostgresSessions(address), dialect);
+    super(async () => new (await import('./postgresSessions.js')).PostgresSessions(address), dialect);
     this.#database = address.database;
   }
 
