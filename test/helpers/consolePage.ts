@@ -62,6 +62,8 @@ export async function openConsoleSession(
   const server = consoleOf(app);
   const origin = new URL(server.url).origin;
   const context = await browser.newContext({ viewport: VIEWPORT });
+  // A step that cannot happen fails with what it waited for, well before the test's own timeout.
+  context.setDefaultTimeout(15_000);
   const requests: string[] = [];
   const problems: string[] = [];
   context.on('request', (request) => requests.push(request.url()));
