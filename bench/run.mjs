@@ -132,7 +132,15 @@ const ROWS_SQL =
     const burst = await load(server.port, listHeaders, listBody, { amount: 100_000 });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const after = await server.ask('measure');
-    results.memory = { warmRss: warm.rss, afterRss: after.rss, baseline: warm.liveActors, afterActors: after.liveActors, sent: burst.requests.total };
+    results.memory = {
+      warmRss: warm.rss,
+      afterRss: after.rss,
+      warmHeap: warm.heapUsed,
+      afterHeap: after.heapUsed,
+      baseline: warm.liveActors,
+      afterActors: after.liveActors,
+      sent: burst.requests.total,
+    };
     console.log(
       `after ${burst.requests.total} requests: RSS ${(after.rss / 2 ** 20).toFixed(1)} MB (warm ${(warm.rss / 2 ** 20).toFixed(1)} MB), live actors ${after.liveActors} (baseline ${warm.liveActors})`,
     );
@@ -241,7 +249,7 @@ const markdown = [
   ...table,
   '',
   `10,000 rows: Sluice ${rows.sluice.toFixed(1)} ms (HTTP, JSON-RPC, result envelope, the query in Sluice's SQLite process), raw ${rows.raw.toFixed(1)} ms (better-sqlite3 in this process, \`JSON.stringify\`), medians of 30.`,
-  `Memory: RSS ${mb(memory.warmRss)} MB after a 20,000-request warm-up, ${mb(memory.afterRss)} MB after ${memory.sent} more (both after a forced garbage collection).`,
+  `Memory: RSS ${mb(memory.warmRss)} MB (heap ${mb(memory.warmHeap)} MB) after a 20,000-request warm-up, ${mb(memory.afterRss)} MB (heap ${mb(memory.afterHeap)} MB) after ${memory.sent} more (both after a forced garbage collection).`,
   `Cancellation: ${cancel.n} slow SQLite statements, each cancelled once running; p50 ${cancel.p50.toFixed(1)} ms.`,
   `Start: \`sluice serve\` to \`mcp-handshake.json\` on an existing support directory, median ${start.median.toFixed(0)} ms, max ${start.max.toFixed(0)} ms.`,
   '',

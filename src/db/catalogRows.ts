@@ -1,8 +1,20 @@
-import type { ForeignKeyDescription, IndexDescription } from './database.js';
+import type { ColumnDescription, ForeignKeyDescription, IndexDescription } from './database.js';
 
 type Row = unknown[];
 
 const FK_ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
+
+/** Rows of (column, type, nullable, default) in column order, as column descriptions. */
+export function describedColumns(rows: Row[], primaryKey: readonly string[]): ColumnDescription[] {
+  return rows.map(([name, type, nullable, dflt]) => ({
+    name: String(name),
+    type: String(type),
+    // A boolean on PostgreSQL, 0 or 1 on MySQL.
+    nullable: Boolean(Number(nullable)),
+    default: dflt === null ? null : String(dflt),
+    primary_key: primaryKey.includes(String(name)),
+  }));
+}
 
 /** Rows of (index, unique, column), one per column in key order, as index descriptions. */
 export function groupIndexes(rows: Row[]): IndexDescription[] {

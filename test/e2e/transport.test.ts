@@ -19,6 +19,7 @@ import {
   withSocket,
 } from '../helpers/rawSocket.js';
 import { mcp, mirroredHeaders, modernMeta, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { untilPasses } from '../helpers/retry.js';
 
 const MAX_BODY = 10 * 1024 * 1024;
 const ALLOW = 'POST, OPTIONS';
@@ -92,18 +93,6 @@ function paddedDiscover(size: number): Buffer {
   return Buffer.from(json + ' '.repeat(size - Buffer.byteLength(json)));
 }
 
-/** Polls `attempt` until it stops throwing (connection bookkeeping on the server side is asynchronous). */
-async function eventually<T>(attempt: () => Promise<T>, withinMs = 3_000): Promise<T> {
-  const deadline = performance.now() + withinMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (performance.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 async function expectHealthy(port: number): Promise<void> {
   expectDiscoverOk(await discover(port));
@@ -520,7 +509,7 @@ describe('concurrent connections', () => {
       await withIdleConnections(options, max, async (server, idle) => {
         expectRpcErrorClosing(await discover(server.port), 503, -33000);
         for (const socket of idle) socket.destroy();
-        await eventually(async () => expectDiscoverOk(await discover(server.port)));
+        await untilPasses(async () => expectDiscoverOk(await discover(server.port)));
       });
     },
   );

@@ -31,15 +31,13 @@ const RUNS = {
 
 let f: FuzzApp;
 const tally = new CaseTally('deep links');
-const verdicts = new Map<string, number>();
 let passwords = 0;
-const count = (label: string) => verdicts.set(label, (verdicts.get(label) ?? 0) + 1);
+const count = (label: string) => tally.outcome('verdicts', label);
 
 beforeAll(async () => {
   f = await startFuzzApp();
 });
 afterAll(async () => {
-  tally.note(`verdicts: ${[...verdicts].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}×${n}`).join(' ')}`);
   tally.print();
   await f?.dispose();
 });

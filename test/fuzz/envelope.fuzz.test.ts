@@ -67,7 +67,6 @@ const RUNS = {
 let f: FuzzApp;
 const tally = new CaseTally('envelope');
 /** Outcome labels per property, for the closing note. */
-const seen = new Map<string, Map<string, number>>();
 let current = '';
 let sessionsOpened = 0;
 let lastSessionId = '';
@@ -78,9 +77,6 @@ beforeAll(async () => {
   f = await startFuzzApp();
 });
 afterAll(async () => {
-  for (const [property, labels] of seen) {
-    tally.note(`${property}: ${[...labels].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}×${n}`).join(' ')}`);
-  }
   tally.print();
   await f?.dispose();
 });
@@ -116,10 +112,7 @@ async function send(body: string | Uint8Array, headers: Headers, authed = true):
     sessionsOpened += 1;
     lastSessionId = reply.headers['mcp-session-id'];
   }
-  const label = labelOf(outcome);
-  const labels = seen.get(current) ?? new Map<string, number>();
-  labels.set(label, (labels.get(label) ?? 0) + 1);
-  seen.set(current, labels);
+  tally.outcome(current, labelOf(outcome));
   return { facts, outcome, authed };
 }
 

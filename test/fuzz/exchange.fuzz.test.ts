@@ -43,7 +43,6 @@ const ERROR_OF_STATUS = new Map([
 let f: FuzzApp;
 const clock = new SimulatedClock();
 const tally = new CaseTally('exchange');
-const statuses = new Map<string, number>();
 /** The newest activity row already looked at. */
 let lastSeq = 0;
 
@@ -54,7 +53,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   vi.useRealTimers();
-  tally.note(`statuses: ${[...statuses].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}×${n}`).join(' ')}`);
   tally.print();
   await f?.dispose();
 });
@@ -277,7 +275,7 @@ describe('exchange fuzzing: every answer is the contract’s failure, predicted 
             const headers: Record<string, string> = {};
             if (contentType.value !== undefined) headers['Content-Type'] = contentType.value;
             const reply = await f.client.send({ path: EXCHANGE_PATH, headers, body });
-            statuses.set(String(reply.status), (statuses.get(String(reply.status)) ?? 0) + 1);
+            tally.outcome('statuses', String(reply.status));
             expectExchangeAnswer(reply, bodyChoice.verifier);
 
             const retryAfter = lockedFor(now);
@@ -314,6 +312,7 @@ describe('exchange fuzzing: every answer is the contract’s failure, predicted 
     clock.increment(CODE_LIFETIME_MS);
     clock.increment(TOMBSTONE_MS);
     expect(await settle(() => f.app.liveActors(), f.baseline)).toBe(f.baseline);
+    const statuses = tally.outcomesOf('statuses');
     const counts = [...statuses.values()].reduce((a, b) => a + b, 0);
     tally.note(`reached validation (not 429): ${counts - (statuses.get('429') ?? 0)} of ${counts}`);
   });

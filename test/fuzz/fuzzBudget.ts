@@ -51,6 +51,8 @@ export class CaseTally {
   readonly #area: string;
   readonly #counts = new Map<string, number>();
   readonly #notes: string[] = [];
+  /** Per property, how often each outcome label came up. */
+  readonly #outcomes = new Map<string, Map<string, number>>();
   readonly #started = performance.now();
 
   constructor(area: string) {
@@ -71,6 +73,17 @@ export class CaseTally {
     this.#notes.push(text);
   }
 
+  /** Counts one case of `property` that ended as `label` (shown, most frequent first, in the closing line). */
+  outcome(property: string, label: string): void {
+    const labels = this.#outcomes.get(property) ?? new Map<string, number>();
+    labels.set(label, (labels.get(label) ?? 0) + 1);
+    this.#outcomes.set(property, labels);
+  }
+
+  outcomesOf(property: string): ReadonlyMap<string, number> {
+    return this.#outcomes.get(property) ?? new Map();
+  }
+
   total(): number {
     let sum = 0;
     for (const n of this.#counts.values()) sum += n;
@@ -78,6 +91,9 @@ export class CaseTally {
   }
 
   print(): void {
+    for (const [property, labels] of this.#outcomes) {
+      this.note(`${property}: ${[...labels].sort((a, b) => b[1] - a[1]).map(([label, n]) => `${label}×${n}`).join(' ')}`);
+    }
     const seconds = ((performance.now() - this.#started) / 1000).toFixed(1);
     const parts = [...this.#counts].map(([name, n]) => `${name} ${n}`).join(', ');
     const notes = this.#notes.length > 0 ? `\n  ${this.#notes.join('\n  ')}` : '';

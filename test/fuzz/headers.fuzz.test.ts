@@ -53,16 +53,12 @@ const RUNS = {
 
 let f: FuzzApp;
 const tally = new CaseTally('headers');
-const seen = new Map<string, Map<string, number>>();
 let current = '';
 
 beforeAll(async () => {
   f = await startFuzzApp();
 });
 afterAll(async () => {
-  for (const [property, labels] of seen) {
-    tally.note(`${property}: ${[...labels].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}×${n}`).join(' ')}`);
-  }
   tally.print();
   await f?.dispose();
 });
@@ -81,9 +77,7 @@ async function send(body: Body, headers: HeaderLines): Promise<Outcome> {
   const reply = await f.client.send({ body: text, headers });
   const facts = requestFacts(text);
   const outcome = checkMcpReply(reply, facts, { echoes: echoesOf(value, headers), sent: `${JSON.stringify(headers)} ${text}` });
-  const labels = seen.get(current) ?? new Map<string, number>();
-  labels.set(labelOf(outcome), (labels.get(labelOf(outcome)) ?? 0) + 1);
-  seen.set(current, labels);
+  tally.outcome(current, labelOf(outcome));
   // Five failed authentications a minute lock the address out; a success clears the count (decisions.md).
   if (codeOf(outcome) === -33009 && headers.Authorization !== undefined) await clearFailures();
   return outcome;
@@ -558,9 +552,7 @@ describe('header fuzzing: every answer is conformant, and -32020 exactly when a 
             const reply = await f.client.send({ method, path, headers, ...(method === 'POST' ? { body: text } : {}) });
             const facts = requestFacts(text);
             const outcome = checkMcpReply(reply, facts, { echoes: echoesOf(value, headers), httpMethod: method });
-            const labels = seen.get(current) ?? new Map<string, number>();
-            labels.set(labelOf(outcome), (labels.get(labelOf(outcome)) ?? 0) + 1);
-            seen.set(current, labels);
+            tally.outcome(current, labelOf(outcome));
             const refused = outcome.kind === 'refused' ? outcome.error : undefined;
             if (host.verdict === 'bad' && origin.verdict !== 'bad') expect(refused, `Host ${JSON.stringify(host.value)}`).toBe('forbidden_host');
             if (origin.verdict === 'bad' && host.verdict === 'ok') expect(refused, `Origin ${JSON.stringify(origin.value)}`).toBe('forbidden_origin');

@@ -22,6 +22,7 @@ import { LIMITS } from '../../src/transport/httpServer.js';
 import { rawRequest, type Reply } from '../helpers/rawHttp.js';
 import { closedWithin, openSocket, requestHead, sendRaw } from '../helpers/rawSocket.js';
 import { mirroredHeaders, modernMeta, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { untilPasses } from '../helpers/retry.js';
 
 const MAX = LIMITS.maxConnections;
 const IDLE_MS = LIMITS.idleTimeoutMs;
@@ -65,18 +66,6 @@ async function expectRefused(socket: Socket): Promise<void> {
   await closedWithin(socket, 3_000);
 }
 
-/** Polls `attempt` until it stops throwing. */
-async function eventually<T>(attempt: () => Promise<T>, withinMs = 3_000): Promise<T> {
-  const deadline = performance.now() + withinMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (performance.now() > deadline) throw error;
-      await sleep(50);
-    }
-  }
-}
 
 /**
  * Sends `subscriptions/listen` on `socket` and resolves once the stream is open and acknowledged: the
@@ -217,7 +206,7 @@ describe(`${MAX} concurrent connections (the contract's limit)`, () => {
     const fresh: Socket[] = [];
     for (let i = 0; i < closing.length; i++) {
       // The server learns of each close asynchronously: a connection that came too early is refused, so retry.
-      const socket = await eventually(async () => {
+      const socket = await untilPasses(async () => {
         const candidate = await openSocket(app.port);
         const reply = await sendRaw(candidate, listConnections(`fresh-${i}`, callers[MAX + i]));
         if (reply.status !== 200) {
@@ -238,7 +227,7 @@ describe(`${MAX} concurrent connections (the contract's limit)`, () => {
   it('after the load, with every connection closed, the supervisor is back to its baseline and the server healthy', async () => {
     for (const socket of held.splice(0)) socket.destroy();
     await expect.poll(() => app.liveActors(), { timeout: 3_000, interval: 25 }).toBe(baseline);
-    const reply = await eventually(async () => {
+    const reply = await untilPasses(async () => {
       const answer = await rawRequest(app.port, listConnections('after', callers[0]));
       expect(answer.status).toBe(200);
       return answer;

@@ -1,5 +1,5 @@
 import type { SqlDialect } from '../browseSql.js';
-import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
+import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
 import { ServerDatabase } from '../serverDatabase.js';
@@ -94,13 +94,7 @@ export class MysqlDatabase extends ServerDatabase {
     const pk = primaryKey.map((r) => String(r[0]));
     return {
       ...relation,
-      columns: columns.map(([name, type, nullable, dflt]) => ({
-        name: String(name),
-        type: String(type),
-        nullable: Boolean(Number(nullable)),
-        default: dflt === null ? null : String(dflt),
-        primary_key: pk.includes(String(name)),
-      })),
+      columns: describedColumns(columns, pk),
       primary_key: pk,
       indexes: groupIndexes(indexRows),
       foreign_keys: groupForeignKeys(fkRows),

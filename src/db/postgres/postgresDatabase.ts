@@ -1,5 +1,5 @@
 import type { SqlDialect } from '../browseSql.js';
-import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
+import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
 import { ServerDatabase } from '../serverDatabase.js';
@@ -102,13 +102,7 @@ export class PostgresDatabase extends ServerDatabase {
       schema: relation.schema,
       name: relation.name,
       type: relation.type,
-      columns: columns.map(([name, type, nullable, dflt]) => ({
-        name: String(name),
-        type: String(type),
-        nullable: Boolean(nullable),
-        default: dflt === null ? null : String(dflt),
-        primary_key: pk.includes(String(name)),
-      })),
+      columns: describedColumns(columns, pk),
       primary_key: pk,
       indexes: groupIndexes(indexRows),
       foreign_keys: groupForeignKeys(fkRows),
