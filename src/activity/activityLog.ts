@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
 import { chmodSync } from 'node:fs';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { redact } from '../db/redact.js';
+import { GENESIS, rowHash, sha256 } from './rowHash.js';
 
 export const ACTIVITY_FILE = 'activity.sqlite';
 
@@ -71,30 +72,9 @@ export type SeenClient = { client: string; token: string | null; lastSeen: strin
 
 export type ActivityVerifyResult = { ok: true; rows: number } | { ok: false; brokenAt: number };
 
-const GENESIS = '0'.repeat(64);
 const DAY_MS = 86_400_000;
-
-// The key order of the canonical JSON each row's hash covers (every column but `hash`).
-const HASHED_COLUMNS: (keyof ActivityRow)[] = [
-  'seq',
-  'time',
-  'category',
-  'action',
-  'outcome',
-  'token_id',
-  'token_name',
-  'client_name',
-  'connection_id',
-  'statement_sha256',
-  'duration_ms',
-  'rows',
-  'error',
-  'traceparent',
-  'tracestate',
-  'baggage',
-  'detail',
-  'prev_hash',
-];
+/** How long a read waits for the writer thread to commit what was recorded before it. */
+const WRITER_WAIT_MS = 30_000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS activity (
@@ -126,42 +106,37 @@ CREATE TABLE IF NOT EXISTS activity_anchor (
 );
 `;
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-function rowHash(row: Omit<ActivityRow, 'hash'>): string {
-  // An array replacer fixes the key order and leaves out `hash`.
-  return sha256(JSON.stringify(row, HASHED_COLUMNS));
-}
-
 function redactDetail(detail: ActivityEntry['detail']): string | null {
   if (!detail) return null;
   const entries = Object.entries(detail).map(([k, v]) => [k, typeof v === 'string' ? redact(v) : v]);
   return JSON.stringify(Object.fromEntries(entries));
 }
 
-/** The hash-chained activity log (one SQLite file, mode 0600); rows past retention are pruned on open. */
+/** A row as the log hands it to the writer thread, which adds `seq`, `prev_hash` and `hash`. */
+type PendingRow = Omit<ActivityRow, 'seq' | 'prev_hash' | 'hash'>;
+
+/** The columns whose text can come from a client. */
+const TEXT_COLUMNS = ['action', 'token_name', 'client_name', 'connection_id', 'error', 'traceparent', 'tracestate', 'baggage', 'detail'] as const;
+
+/**
+ * The hash-chained activity log (one SQLite file, mode 0600); rows past retention are pruned on open.
+ * Rows are chained and inserted by a writer thread, one transaction per turn of the event loop, so that
+ * recording costs a request almost nothing; every read first waits until what was recorded is written.
+ */
 export class ActivityLog {
   readonly #db: Database.Database;
+  readonly #path: string;
   readonly #now: () => number;
-  readonly #pending: { entry: ActivityEntry; time: number }[] = [];
-  readonly #statements;
-  readonly #write;
+  #pending: PendingRow[] = [];
+  /** Batches handed to the writer; `#progress[0]` is the last one it has finished, `[1]` 1 once it closed. */
+  #posted = 0;
+  readonly #progress = new Int32Array(new SharedArrayBuffer(8));
+  #writer: { worker: Worker; failures: MessagePort } | undefined;
 
-  private constructor(db: Database.Database, now: () => number) {
+  private constructor(db: Database.Database, path: string, now: () => number) {
     this.#db = db;
+    this.#path = path;
     this.#now = now;
-    this.#statements = {
-      lastSeq: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'activity'"),
-      tip: db.prepare('SELECT hash FROM activity ORDER BY seq DESC LIMIT 1'),
-      anchor: db.prepare('SELECT prev_hash FROM activity_anchor WHERE id = 1'),
-      insert: db.prepare(
-        `INSERT INTO activity (${HASHED_COLUMNS.map((c) => `"${c}"`).join(', ')}, hash)
-         VALUES (${HASHED_COLUMNS.map((c) => `@${c}`).join(', ')}, @hash)`,
-      ),
-    };
-    this.#write = db.transaction((entries: { entry: ActivityEntry; time: number }[]) => this.#writeEntries(entries));
   }
 
   static open(path: string, options: { now?: () => number; retentionDays?: number } = {}): ActivityLog {
@@ -170,56 +145,78 @@ export class ActivityLog {
     chmodSync(path, 0o600);
     db.pragma('journal_mode = WAL');
     db.exec(SCHEMA);
-    const log = new ActivityLog(db, options.now ?? Date.now);
+    const log = new ActivityLog(db, path, options.now ?? Date.now);
     log.#prune(options.retentionDays ?? 90);
     return log;
   }
 
-  /**
-   * Records an entry. Entries are written in order, in one transaction per turn of the event loop (a
-   * burst of requests is one commit, not one each); every read below writes what is pending first.
-   */
+  /** Records an entry; it is written, in order, at the end of this turn of the event loop. */
   record(entry: ActivityEntry): void {
-    this.#pending.push({ entry, time: this.#now() });
-    if (this.#pending.length === 1) setImmediate(() => this.flush());
-  }
-
-  /** Writes the pending entries now, each row hash-chained to the one before. */
-  flush(): void {
-    if (this.#pending.length === 0 || !this.#db.open) return;
-    const entries = this.#pending.splice(0);
-    // Immediate: take the write lock before reading the tip, so two processes cannot fork the chain.
-    this.#write.immediate(entries);
-  }
-
-  #writeEntries(entries: { entry: ActivityEntry; time: number }[]): void {
-    const last = this.#statements.lastSeq.get() as { seq: number } | undefined;
-    let seq = last?.seq ?? 0;
-    let prevHash = this.#tip();
-    for (const { entry, time } of entries) {
-      const row: Omit<ActivityRow, 'hash'> = {
-        seq: ++seq,
-        time: new Date(time).toISOString(),
-        category: entry.category,
-        action: entry.action,
-        outcome: entry.outcome,
-        token_id: entry.tokenId ?? null,
-        token_name: entry.tokenName ?? null,
-        client_name: entry.clientName ?? null,
-        connection_id: entry.connectionId ?? null,
-        statement_sha256: entry.statement === undefined ? null : sha256(entry.statement),
-        duration_ms: entry.durationMs ?? null,
-        rows: entry.rows ?? null,
-        error: entry.error === undefined ? null : redact(entry.error),
-        traceparent: entry.trace?.traceparent ?? null,
-        tracestate: entry.trace?.tracestate ?? null,
-        baggage: entry.trace?.baggage ?? null,
-        detail: redactDetail(entry.detail),
-        prev_hash: prevHash,
-      };
-      prevHash = rowHash(row);
-      this.#statements.insert.run({ ...row, hash: prevHash });
+    const row: PendingRow = {
+      time: new Date(this.#now()).toISOString(),
+      category: entry.category,
+      action: entry.action,
+      outcome: entry.outcome,
+      token_id: entry.tokenId ?? null,
+      token_name: entry.tokenName ?? null,
+      client_name: entry.clientName ?? null,
+      connection_id: entry.connectionId ?? null,
+      statement_sha256: entry.statement === undefined ? null : sha256(entry.statement),
+      duration_ms: entry.durationMs ?? null,
+      rows: entry.rows ?? null,
+      error: entry.error === undefined ? null : redact(entry.error),
+      traceparent: entry.trace?.traceparent ?? null,
+      tracestate: entry.trace?.tracestate ?? null,
+      baggage: entry.trace?.baggage ?? null,
+      detail: redactDetail(entry.detail),
+    };
+    // A lone surrogate (a client's name can hold one) would be stored as U+FFFD and so no longer match
+    // the hash computed over it: store and hash the text SQLite will keep.
+    for (const column of TEXT_COLUMNS) {
+      const value = row[column];
+      if (typeof value === 'string' && !value.isWellFormed()) row[column] = value.toWellFormed();
     }
+    this.#pending.push(row);
+    if (this.#pending.length === 1) setImmediate(() => this.#handOver());
+  }
+
+  /** Returns once every entry recorded so far is in the file; throws if the writer could not write one. */
+  flush(): void {
+    this.#handOver();
+    this.#awaitWriter(0, this.#posted);
+    const failure = this.#writer && receiveMessageOnPort(this.#writer.failures);
+    if (failure) throw new Error(`the activity log could not be written: ${String(failure.message)}`);
+  }
+
+  /** Blocks until the writer has set `#progress[slot]` to at least `value`. */
+  #awaitWriter(slot: number, value: number): void {
+    const deadline = performance.now() + WRITER_WAIT_MS;
+    for (let seen = Atomics.load(this.#progress, slot); seen < value; seen = Atomics.load(this.#progress, slot)) {
+      if (performance.now() > deadline) throw new Error('the activity log writer did not answer');
+      Atomics.wait(this.#progress, slot, seen, 100);
+    }
+  }
+
+  #handOver(): void {
+    if (this.#pending.length === 0 || !this.#db.open) return;
+    const rows = this.#pending;
+    this.#pending = [];
+    this.#posted += 1;
+    this.#startedWriter().worker.postMessage({ batch: this.#posted, rows });
+  }
+
+  #startedWriter(): { worker: Worker; failures: MessagePort } {
+    if (this.#writer) return this.#writer;
+    const { port1: failures, port2: writerSide } = new MessageChannel();
+    const worker = new Worker(new URL('./activityWriter.js', import.meta.url), {
+      workerData: { path: this.#path, progress: this.#progress, failures: writerSide },
+      transferList: [writerSide],
+    });
+    // A writer that dies leaves its batches unanswered: the next read says so (see flush).
+    worker.on('error', () => {});
+    worker.unref();
+    this.#writer = { worker, failures };
+    return this.#writer;
   }
 
   /** Newest first. */
@@ -273,19 +270,20 @@ export class ActivityLog {
     return { ok: true, rows: count };
   }
 
+  /** Writes what is pending and closes the writer's connection before the log's own, which is the last. */
   close(): void {
     this.flush();
+    if (this.#writer) {
+      this.#writer.worker.postMessage('close');
+      this.#awaitWriter(1, 1);
+      this.#writer.failures.close();
+    }
     this.#db.close();
   }
 
   #anchor(): string {
-    const anchor = this.#statements.anchor.get() as { prev_hash: string } | undefined;
+    const anchor = this.#db.prepare('SELECT prev_hash FROM activity_anchor WHERE id = 1').get() as { prev_hash: string } | undefined;
     return anchor?.prev_hash ?? GENESIS;
-  }
-
-  #tip(): string {
-    const last = this.#statements.tip.get() as { hash: string } | undefined;
-    return last?.hash ?? this.#anchor();
   }
 
   // Removes the oldest rows up to the first one still within retention, so what remains is an

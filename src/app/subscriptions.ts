@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import { connectionUri } from '../capabilities/resources/uri.js';
 import type { Change } from '../db/changeFeed.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
+import { valuesOf } from '../db/database.js';
 import { ActorKeys } from './actorKeys.js';
 import type { AppClock } from './clock.js';
 
@@ -113,7 +114,7 @@ export class Subscriptions {
           .database(connection)
           .read('SELECT schema_version FROM pragma_schema_version', { maxRows: 1, timeoutMs: 5_000, signal: controller.signal })
           .catch(() => undefined);
-        const version = result?.rows[0]?.[0];
+        const version = result && valuesOf(result.rows)[0]?.[0];
         if (version === undefined) continue;
         if (versions.has(id) && versions.get(id) !== version) changed(id);
         versions.set(id, version);

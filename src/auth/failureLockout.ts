@@ -9,6 +9,8 @@ export type LockoutPolicy = { failures: number; windowSeconds: number; lockoutSe
 export class FailureLockout {
   readonly #limiter: RateLimiterMemory;
   readonly #allowed: number;
+  /** Keys with a failure counted: every other key is answered without asking the limiter. */
+  readonly #failing = new Set<string>();
 
   constructor(policy: LockoutPolicy) {
     // The limiter blocks once its points are exceeded, so the last allowed failure is the one before.
@@ -22,17 +24,21 @@ export class FailureLockout {
 
   /** Seconds until `key` may try again, or 0 when it is not locked out. */
   async retryAfter(key: string): Promise<number> {
+    if (!this.#failing.has(key)) return 0;
     const state = await this.#limiter.get(key);
+    if (!state) this.#failing.delete(key);
     // An expired record lingers until the limiter's own timer removes it.
     if (!state || state.consumedPoints <= this.#allowed || state.msBeforeNext <= 0) return 0;
     return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
   }
 
   async fail(key: string): Promise<void> {
+    this.#failing.add(key);
     await this.#limiter.consume(key).catch(() => undefined);
   }
 
   async clear(key: string): Promise<void> {
+    if (!this.#failing.delete(key)) return;
     await this.#limiter.delete(key);
   }
 }

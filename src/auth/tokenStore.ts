@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../app/atomicFile.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
@@ -61,7 +61,7 @@ const iso = (time: number) => new Date(time).toISOString();
 const DAY_MS = 86_400_000;
 
 function hashToken(salt: string, plaintext: string): Buffer {
-  return createHash('sha256').update(Buffer.from(salt, 'hex')).update(plaintext, 'utf8').digest();
+  return hash('sha256', Buffer.concat([Buffer.from(salt, 'hex'), Buffer.from(plaintext, 'utf8')]), 'buffer');
 }
 
 function copy(record: TokenRecord): TokenRecord {
@@ -130,6 +130,8 @@ export class TokenStore {
   /** Prefix → records with that prefix (almost always one): verification hashes only these. */
   private readonly byPrefix = new Map<string, TokenRecord[]>();
   private dirty = false;
+  /** Uses not yet written into their record (a time string per request would be wasted work). */
+  private readonly lastUsed = new Map<string, number>();
   private readonly revokeListeners: ((record: TokenRecord) => void)[] = [];
 
   private constructor(private readonly path: string) {}
@@ -172,6 +174,7 @@ export class TokenStore {
     if (!PLAINTEXT_SHAPE.test(plaintext)) return { ok: false, reason: 'unknown' };
     for (const record of this.byPrefix.get(prefixOf(plaintext)) ?? []) {
       if (!timingSafeEqual(hashToken(record.salt, plaintext), Buffer.from(record.hash, 'hex'))) continue;
+      // The verdict's copy may lack the latest `lastUsedAt` (see `touch`): no caller of verify reads it.
       if (record.revokedAt !== undefined) return { ok: false, reason: 'revoked', record: copy(record) };
       if (record.expiresAt !== undefined && now >= Date.parse(record.expiresAt)) {
         return { ok: false, reason: 'expired', record: copy(record) };
@@ -182,12 +185,12 @@ export class TokenStore {
   }
 
   list(): TokenRecord[] {
-    return [...this.byId.values()].map(copy);
+    return [...this.byId.values()].map((record) => this.out(record));
   }
 
   get(id: string): TokenRecord | undefined {
     const record = this.byId.get(id);
-    return record && copy(record);
+    return record && this.out(record);
   }
 
   /** Calls `listener` with every token revoked from now on. */
@@ -202,17 +205,26 @@ export class TokenStore {
     if (record.revokedAt === undefined) {
       record.revokedAt = iso(now);
       this.write([...this.byId.values()]);
-      for (const listener of this.revokeListeners) listener(copy(record));
+      for (const listener of this.revokeListeners) listener(this.out(record));
     }
-    return copy(record);
+    return this.out(record);
   }
 
   /** Records use in memory only; `flush` persists it. */
   touch(id: string, now: number): void {
-    const record = this.byId.get(id);
-    if (!record) return;
-    record.lastUsedAt = iso(now);
+    if (!this.byId.has(id)) return;
+    this.lastUsed.set(id, now);
     this.dirty = true;
+  }
+
+  /** A copy of the record to hand out, with its last use written in. */
+  private out(record: TokenRecord): TokenRecord {
+    const used = this.lastUsed.get(record.id);
+    if (used !== undefined) {
+      record.lastUsedAt = iso(used);
+      this.lastUsed.delete(record.id);
+    }
+    return copy(record);
   }
 
   flush(): void {
@@ -220,6 +232,11 @@ export class TokenStore {
   }
 
   private write(records: TokenRecord[]): void {
+    for (const [id, used] of this.lastUsed) {
+      const record = this.byId.get(id);
+      if (record) record.lastUsedAt = iso(used);
+    }
+    this.lastUsed.clear();
     writeFileAtomic(this.path, `${JSON.stringify({ version: 1, tokens: records }, null, 2)}\n`);
     this.dirty = false;
   }

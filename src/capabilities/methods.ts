@@ -8,6 +8,7 @@ import { discoverResult } from '../protocol/discover.js';
 import { LOG_LEVELS } from '../protocol/legacy.js';
 import { ErrorCode, invalidParams, ProtocolError, ToolError } from '../protocol/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
+import { toJsonText } from '../protocol/rawJson.js';
 import { complete } from './completion.js';
 import { InputRequired } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
@@ -42,7 +43,7 @@ export function toolDeclaration(tool: Tool<never>) {
 
 function toolResult(structured: Record<string, unknown>) {
   return {
-    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    content: [{ type: 'text', text: toJsonText(structured) }],
     structuredContent: structured,
     isError: false,
   };

@@ -1,5 +1,5 @@
 import type { StatementKind } from '../db/classify.js';
-import type { ResultSet } from '../db/database.js';
+import type { ResultSet, Rows } from '../db/database.js';
 import type { ObjectSchema } from './schema.js';
 
 export const resultSetSchema: ObjectSchema = {
@@ -31,7 +31,7 @@ export const resultSetSchema: ObjectSchema = {
   ],
 };
 
-export function toResultSet(result: ResultSet, kind: StatementKind, executionTimeMs: number) {
+export function toResultSet(result: ResultSet<Rows>, kind: StatementKind, executionTimeMs: number) {
   return {
     columns: result.columns,
     rows: result.rows,

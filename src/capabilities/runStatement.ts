@@ -1,7 +1,7 @@
 import type { SavedConnection } from '../app/config.js';
 import { requireScopes, requireWritable } from '../auth/access.js';
 import type { StatementKind } from '../db/classify.js';
-import type { Database, ResultSet } from '../db/database.js';
+import type { Database, ResultSet, Rows } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
 import { fromDriverError } from './dbErrors.js';
 import { toResultSet } from './resultSet.js';
@@ -32,7 +32,13 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   if (statement.kind !== 'read') await authorizeWrite(ctx, connection, statement);
   ctx.progress(0.3, 1, `Running on ${connection.name}`);
   const started = performance.now();
-  const options = { params: statement.params, maxRows: statement.maxRows, timeoutMs: statement.timeoutMs, signal: ctx.signal };
+  const options = {
+    params: statement.params,
+    maxRows: statement.maxRows,
+    timeoutMs: statement.timeoutMs,
+    signal: ctx.signal,
+    rowsAs: 'json' as const,
+  };
   const record = (outcome: 'success' | 'error', rowCount: number, kind: StatementKind) =>
     ctx.history.record(connection.id, {
       sql: statement.sql,
@@ -48,7 +54,7 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
     return fromDriverError(error);
   };
   let kind = statement.kind;
-  let result: ResultSet;
+  let result: ResultSet<Rows>;
   try {
     result = await run(kind);
   } catch (error) {

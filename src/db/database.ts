@@ -1,12 +1,29 @@
+import { RawJson } from '../protocol/rawJson.js';
+
 /** What every engine's driver offers the capabilities. Identifiers arrive unquoted; drivers quote them. */
 
 export type Engine = 'sqlite' | 'postgres' | 'mysql';
 
 export type Column = { name: string; type: string };
 
-export type ResultSet = {
+/** Rows as JSON text (an array of arrays), serialised where the query ran; `length` counts them. */
+export class JsonRows extends RawJson {
+  constructor(
+    text: string,
+    readonly length: number,
+  ) {
+    super(text);
+  }
+}
+
+/** Rows as values, or as JSON text when the caller asked for `rowsAs: 'json'` and the driver can. */
+export type Rows = unknown[][] | JsonRows;
+
+export const valuesOf = (rows: Rows): unknown[][] => (rows instanceof JsonRows ? (JSON.parse(rows.text) as unknown[][]) : rows);
+
+export type ResultSet<R extends Rows = unknown[][]> = {
   columns: Column[];
-  rows: unknown[][];
+  rows: R;
   truncated: boolean;
   /** Rows a write changed; 0 for a read. */
   rowsAffected: number;
@@ -17,6 +34,8 @@ export type ReadOptions = {
   maxRows: number;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Rows that only pass through to a client may come back as JsonRows, where the driver can. */
+  rowsAs?: 'values' | 'json';
 };
 
 export type TableKind = 'table' | 'view';
@@ -90,10 +109,10 @@ export interface Database {
   countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount>;
   explain(sql: string, signal: AbortSignal): Promise<ResultSet>;
   /** Runs one statement the caller has classified as a read; the engine refuses it if it writes. */
-  read(sql: string, options: ReadOptions): Promise<ResultSet>;
+  read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
   /** Runs one statement that writes, once the user has consented to exactly this statement. */
-  write(sql: string, options: ReadOptions): Promise<ResultSet>;
-  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet>;
+  write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
+  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>>;
   close(): Promise<void>;
 }
 

@@ -3,6 +3,9 @@ import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
+// Decoding a whole buffer keeps no state between calls, so one decoder serves every request.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 export const payloadTooLarge = () =>
   new ProtocolError(ErrorCode.PayloadTooLarge, 'Payload too large: the body is over 10 MB');
 
@@ -35,7 +38,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
     req.once('end', () => {
       if (size > limit) return;
       try {
-        resolve(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size)));
+        resolve(utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
       } catch {
         reject(new ProtocolError(ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8'));
       }

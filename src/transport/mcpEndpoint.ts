@@ -18,7 +18,7 @@ import { handleListen } from './listenStream.js';
 import { ProgressStream } from './progressStream.js';
 import { HANDLER_DEADLINE_MS } from '../../machines/inflightRequest.js';
 import type { ConsentDialogs } from '../app/consentDialogs.js';
-import type { InflightRequests } from '../app/inflightRequests.js';
+import type { InflightRequests, SignalSource } from '../app/inflightRequests.js';
 import type { LegacySessions } from '../app/legacySessions.js';
 import type { Subscriptions } from '../app/subscriptions.js';
 import type { RequestStateSigner } from '../auth/requestState.js';
@@ -216,7 +216,7 @@ function callContext(
   principal: Principal,
   era: RequestMeta,
   message: { method: string; params: Params },
-  signal: AbortSignal,
+  signal: SignalSource,
   stream: ProgressStream | undefined,
 ): CallContext {
   return {
@@ -228,13 +228,17 @@ function callContext(
       params: message.params,
       signer: deps.signer,
       dialogs: deps.dialogs,
-      signal,
+      get signal() {
+        return signal();
+      },
     }),
     principal,
     catalog: deps.catalog,
     history: deps.history,
     clientCapabilities: era.clientCapabilities,
-    signal,
+    get signal() {
+      return signal();
+    },
     progress: stream ? (progress, total, message) => stream.progress(progress, total, message) : () => {},
     audit: (entry) =>
       deps.audit({

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { toJsonText } from '../protocol/rawJson.js';
 import type { JsonRpcResponse } from '../protocol/wire.js';
 import { sendJson } from './respond.js';
 
@@ -30,7 +31,7 @@ export class ProgressStream {
   }
 
   #frame(message: unknown): void {
-    this.#res.write(`data: ${JSON.stringify(message)}\n\n`);
+    this.#res.write(`data: ${toJsonText(message)}\n\n`);
   }
 
   progress(progress: number, total: number, message: string): void {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { toJsonText } from '../protocol/rawJson.js';
 
 export function sendJson(
   res: ServerResponse,
@@ -6,7 +7,7 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
+  const text = toJsonText(body);
   res.writeHead(status, {
     ...headers,
     'content-type': 'application/json',

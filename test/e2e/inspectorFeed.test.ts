@@ -240,8 +240,10 @@ describe('GET /api/inspector/events', () => {
     const sql = `INSERT INTO genres (name) VALUES ('${marker}')`;
     stream.events.drain();
     const pending = callTool(stream.app, 'execute_query', { connection_id: 'demo', sql }, { headers: bearer(token.plaintext) });
-    const request = await started('inflightRequest', 5_000);
+    // The handler opens the dialog in the turn the call arrives, and the call becomes an actor at the end
+    // of that turn: the consent actor's frame comes first.
     const consent = await started('consent', 5_000);
+    const request = await started('inflightRequest', 5_000);
     const dialog = (await stream.client.state()).dialogs.find((d: any) => d.statement === sql);
     expect(await stream.client.command('approvals.approve', { id: dialog.id })).toEqual({ ok: true });
     expect((await pending).json.result.structuredContent).toMatchObject({ rows_affected: 1 });
@@ -472,6 +474,8 @@ describe('secrets never reach the inspector', () => {
     const dialog = (await stream.client.state()).dialogs.find((d: any) => d.statement === sql);
     await stream.client.command('approvals.approve', { id: dialog.id });
     expect((await pending).json.result.structuredContent).toMatchObject({ rows_affected: 1 });
+    // A read that waits on the database: a second inflightRequest actor, after the first is gone.
+    expect((await callTool(stream.app, 'list_tables', { connection_id: 'demo' }, { headers: bearer(plaintext) })).status).toBe(200);
 
     // A legacy session, used once, then closed by revoking the token.
     const sessionId = expectSessionOpened(await initializeAs(stream.app, bearer(plaintext)));

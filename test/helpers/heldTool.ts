@@ -24,7 +24,7 @@ export type HeldTool = {
   /** A capability module holding only the held tool; pass it in `extraCapabilities`. */
   module: CapabilityModules;
   name: string;
-  /** Resolves once the call with this key reached the tool (so its in-flight actor is running). */
+  /** Resolves once the call with this key reached the tool and its in-flight actor is running. */
   started(key: string): Promise<void>;
   /** Calls reached the tool and neither ended by the test nor aborted. */
   held(): number;
@@ -99,10 +99,11 @@ export function heldTool(name = 'hold_until_told'): HeldTool {
   return {
     module: { tools: [tool as Tool<never>], resources: [], prompts: [] },
     name,
+    // A request still running when the turn of the event loop its handler started in ends is an actor.
     started: (key) =>
-      calls.has(key)
-        ? Promise.resolve()
-        : new Promise((resolve) => waiters.set(key, [...(waiters.get(key) ?? []), resolve])),
+      (calls.has(key) ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(key, [...(waiters.get(key) ?? []), resolve]))).then(
+        () => new Promise<void>((resolve) => setImmediate(resolve)),
+      ),
     held: () => [...calls.values()].filter((c) => !c.over).length,
     isHeld: (key) => calls.get(key)?.over === false,
     aborted: (key) => call(key).aborted,

@@ -129,7 +129,7 @@ export const browseTable: Tool<Args> = {
           limit: limit + 1,
           offset: args.offset ?? 0,
         },
-        { maxRows: limit, timeoutMs: 30_000, signal: ctx.signal },
+        { maxRows: limit, timeoutMs: 30_000, signal: ctx.signal, rowsAs: 'json' },
       )
       .catch((error: unknown) => {
         throw fromDriverError(error);

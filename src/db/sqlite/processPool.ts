@@ -2,14 +2,28 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
-import type { ResultSet } from '../database.js';
+import { JsonRows, type ResultSet, type Rows } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 
-export type SqliteStatement = { mode: 'read' | 'write'; sql: string; params: unknown[]; maxRows: number };
+export type SqliteStatement = {
+  mode: 'read' | 'write';
+  sql: string;
+  params: unknown[];
+  maxRows: number;
+  rowsAs?: 'values' | 'json';
+};
 
 type Reply =
-  | ({ id: number; ok: true } & ResultSet)
-  | { id: number; ok: false; error: { code: string; message: string } };
+  | ({ id: number; ok: true } & Omit<ResultSet, 'rows'> & ({ rows: unknown[][] } | { rowsJson: string; rowCount: number }))
+  | { id: number; ok: false; error: { code: string; message: string } }
+  /** JSON rows sent ahead of the reply (see queryProcess.js). */
+  | { id: number; rowsChunk: string };
+
+/** One JSON array of every row, from the arrays sent ahead and the reply's. */
+function joinedRows(chunks: string[], last: string): string {
+  const parts = [...chunks, last].map((chunk) => chunk.slice(1, -1)).filter((inner) => inner.length > 0);
+  return `[${parts.join(',')}]`;
+}
 
 const UNREACHABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_ABORT']);
 
@@ -39,7 +53,7 @@ export class SqliteProcessPool {
     this.#queue = new PQueue({ concurrency: size });
   }
 
-  run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet> {
+  run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
     return this.#queue.add(() => this.#run(request, signal, timeoutMs), { signal });
   }
 
@@ -62,14 +76,14 @@ export class SqliteProcessPool {
     return child;
   }
 
-  #run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet> {
+  #run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
     signal.throwIfAborted();
     const child = this.#idle.pop() ?? this.#spawn();
     this.#busy.add(child);
     child.channel?.ref();
     const id = this.#nextId++;
 
-    return new Promise<ResultSet>((resolve, reject) => {
+    return new Promise<ResultSet<Rows>>((resolve, reject) => {
       const settle = (keep: boolean) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
@@ -81,13 +95,18 @@ export class SqliteProcessPool {
         if (keep) this.#idle.push(child);
         else void kill(child);
       };
+      const chunks: string[] = [];
       const onMessage = (reply: Reply) => {
         if (reply.id !== id) return;
+        if ('rowsChunk' in reply) {
+          chunks.push(reply.rowsChunk);
+          return;
+        }
         settle(true);
         if (reply.ok) {
-          resolve({ columns: reply.columns, rows: reply.rows, truncated: reply.truncated, rowsAffected: reply.rowsAffected });
-        }
-        else reject(sqliteFailure(reply.error.code, reply.error.message));
+          const rows = 'rowsJson' in reply ? new JsonRows(joinedRows(chunks, reply.rowsJson), reply.rowCount) : reply.rows;
+          resolve({ columns: reply.columns, rows, truncated: reply.truncated, rowsAffected: reply.rowsAffected });
+        } else reject(sqliteFailure(reply.error.code, reply.error.message));
       };
       const onAbort = () => {
         settle(false);

@@ -22,54 +22,77 @@ function toWire(value) {
   return value;
 }
 
+/** Rows sent ahead as JSON while the statement still runs, so that copying them overlaps the query. */
+const CHUNK_ROWS = 1_000;
+
 /**
- * @param {import('better-sqlite3').Statement} stmt
- * @param {unknown[]} params
- * @param {number} maxRows
+ * @typedef {{ id: number, mode: 'read' | 'write', sql: string, params: unknown[], maxRows: number, rowsAs: 'values' | 'json' }} Request
  */
-function collect(stmt, params, maxRows) {
+
+/**
+ * The rows as values, or (`rowsAs: 'json'`) as JSON text, serialised here beside the query rather than
+ * copied to the server as values to be serialised there: every full chunk goes ahead at once as
+ * `{ id, rowsChunk }` (a JSON array), the last one in the reply as `rowsJson`.
+ * @param {import('better-sqlite3').Statement} stmt
+ * @param {Request} request
+ */
+function collect(stmt, { id, params, maxRows, rowsAs }) {
   stmt.safeIntegers(true);
   const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
-  const rows = [];
+  /** @type {unknown[][]} */
+  let rows = [];
+  let count = 0;
   let truncated = false;
   for (const row of stmt.raw(true).iterate(...params)) {
-    if (rows.length === maxRows) {
+    if (count === maxRows) {
       truncated = true;
       break;
     }
-    rows.push(/** @type {unknown[]} */ (row).map(toWire));
+    const values = /** @type {unknown[]} */ (row);
+    // In place: a fresh array per row costs more than the conversion itself.
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      if (typeof value === 'bigint' || typeof value === 'object') values[i] = toWire(value);
+    }
+    rows.push(values);
+    count += 1;
+    if (rowsAs === 'json' && rows.length === CHUNK_ROWS) {
+      process.send?.({ id, rowsChunk: JSON.stringify(rows) });
+      rows = [];
+    }
   }
+  if (rowsAs === 'json') return { columns, rowsJson: JSON.stringify(rows), rowCount: count, truncated };
   return { columns, rows, truncated };
 }
 
 /**
  * Runs one read. SQLite itself is the last word on "read": a statement it does not call read-only, or
  * that returns no rows (transaction control, pragma assignments), is refused here.
- * @param {{ sql: string, params: unknown[], maxRows: number }} request
+ * @param {Request} request
  */
-function read({ sql, params, maxRows }) {
-  const stmt = db.prepare(sql);
+function read(request) {
+  const stmt = db.prepare(request.sql);
   if (!stmt.readonly || !stmt.reader) {
     return { ok: false, error: { code: 'not_read_only', message: 'the statement is not a read' } };
   }
-  return { ok: true, ...collect(stmt, params, maxRows), rowsAffected: 0 };
+  return { ok: true, ...collect(stmt, request), rowsAffected: 0 };
 }
 
 /**
  * Runs one statement the user consented to, the only time this connection leaves query_only.
- * @param {{ sql: string, params: unknown[], maxRows: number }} request
+ * @param {Request} request
  */
-function write({ sql, params, maxRows }) {
+function write(request) {
   db.pragma('query_only = OFF');
   try {
-    const stmt = db.prepare(sql);
+    const stmt = db.prepare(request.sql);
     if (stmt.reader) {
       const before = db.prepare('SELECT total_changes()').pluck().get();
-      const result = collect(stmt, params, maxRows);
+      const result = collect(stmt, request);
       const after = db.prepare('SELECT total_changes()').pluck().get();
       return { ok: true, ...result, rowsAffected: Number(after) - Number(before) };
     }
-    const info = stmt.run(...params);
+    const info = stmt.run(...request.params);
     return { ok: true, columns: [], rows: [], truncated: false, rowsAffected: info.changes };
   } finally {
     db.pragma('query_only = ON');
@@ -78,7 +101,7 @@ function write({ sql, params, maxRows }) {
 
 process.on(
   'message',
-  (/** @type {{ id: number, mode: 'read' | 'write', sql: string, params: unknown[], maxRows: number }} */ request) => {
+  (/** @type {Request} */ request) => {
     let reply;
     try {
       reply = request.mode === 'write' ? write(request) : read(request);

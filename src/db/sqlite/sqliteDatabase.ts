@@ -1,15 +1,17 @@
 import { basename } from 'node:path';
 import { browseSql, type SqlDialect } from '../browseSql.js';
 import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
-import type {
-  BrowseRequest,
-  Database,
-  ReadOptions,
-  ResultSet,
-  RowCount,
-  TableDescription,
-  TableKind,
-  TableSummary,
+import {
+  type BrowseRequest,
+  type Database,
+  type ReadOptions,
+  type ResultSet,
+  type RowCount,
+  type Rows,
+  type TableDescription,
+  type TableKind,
+  type TableSummary,
+  valuesOf,
 } from '../database.js';
 import { SqliteProcessPool } from './processPool.js';
 
@@ -31,7 +33,7 @@ export class SqliteDatabase implements Database {
 
   async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
     const result = await this.#pool.run({ mode: 'read', sql, params, maxRows: 100_000 }, signal, INTROSPECTION_TIMEOUT_MS);
-    return result.rows;
+    return valuesOf(result.rows);
   }
 
   defaultSchema(): string {
@@ -148,25 +150,26 @@ export class SqliteDatabase implements Database {
     return { count: Number(rows[0]?.[0] ?? 0), exact: true };
   }
 
-  explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
+  async explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
     const request = { mode: 'read' as const, sql: `EXPLAIN QUERY PLAN ${sql}`, params: [], maxRows: 10_000 };
-    return this.#pool.run(request, signal, INTROSPECTION_TIMEOUT_MS);
+    const result = await this.#pool.run(request, signal, INTROSPECTION_TIMEOUT_MS);
+    return { ...result, rows: valuesOf(result.rows) };
   }
 
-  read(sql: string, options: ReadOptions): Promise<ResultSet> {
+  read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
     return this.#statement('read', sql, options);
   }
 
-  write(sql: string, options: ReadOptions): Promise<ResultSet> {
+  write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
     return this.#statement('write', sql, options);
   }
 
-  #statement(mode: 'read' | 'write', sql: string, options: ReadOptions): Promise<ResultSet> {
-    const request = { mode, sql, params: options.params ?? [], maxRows: options.maxRows };
+  #statement(mode: 'read' | 'write', sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
+    const request = { mode, sql, params: options.params ?? [], maxRows: options.maxRows, rowsAs: options.rowsAs ?? 'values' };
     return this.#pool.run(request, options.signal, options.timeoutMs);
   }
 
-  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {
+  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {
     const { sql, params } = browseSql(request, dialect);
     return this.read(sql, { ...options, params });
   }
