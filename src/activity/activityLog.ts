@@ -2,7 +2,7 @@ import { chmodSync } from 'node:fs';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { redact } from '../db/redact.js';
-import { GENESIS, rowHash, sha256 } from './rowHash.js';
+import { chainWriter, GENESIS, rowHash, sha256 } from './activityChain.js';
 
 export const ACTIVITY_FILE = 'activity.sqlite';
 
@@ -75,6 +75,8 @@ export type ActivityVerifyResult = { ok: true; rows: number } | { ok: false; bro
 const DAY_MS = 86_400_000;
 /** How long a read waits for the writer thread to commit what was recorded before it. */
 const WRITER_WAIT_MS = 30_000;
+/** The `#progress` slot the writer thread sets to 1 when it gives up (see activityWriter.js). */
+const GAVE_UP = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS activity (
@@ -128,10 +130,14 @@ export class ActivityLog {
   readonly #path: string;
   readonly #now: () => number;
   #pending: PendingRow[] = [];
-  /** Batches handed to the writer; `#progress[0]` is the last one it has finished, `[1]` 1 once it closed. */
+  /** Batches handed to the writer thread; `#progress` is what it has done (see activityWriter.js). */
   #posted = 0;
-  readonly #progress = new Int32Array(new SharedArrayBuffer(8));
+  readonly #progress = new Int32Array(new SharedArrayBuffer(12));
   #writer: { worker: Worker; failures: MessagePort } | undefined;
+  /** Set once the writer thread is gone: rows are then written on this thread. */
+  #writeHere: ((rows: PendingRow[]) => void) | undefined;
+  /** A write that failed on this thread, for the next read to report. */
+  #failure: string | undefined;
 
   private constructor(db: Database.Database, path: string, now: () => number) {
     this.#db = db;
@@ -144,6 +150,8 @@ export class ActivityLog {
     // Before WAL is on: SQLite gives the -wal and -shm files the database file's mode.
     chmodSync(path, 0o600);
     db.pragma('journal_mode = WAL');
+    // As in the writer thread (see activityWriter.js), for the writes this connection may have to make.
+    db.pragma('synchronous = NORMAL');
     db.exec(SCHEMA);
     const log = new ActivityLog(db, path, options.now ?? Date.now);
     log.#prune(options.retentionDays ?? 90);
@@ -180,27 +188,43 @@ export class ActivityLog {
     if (this.#pending.length === 1) setImmediate(() => this.#handOver());
   }
 
-  /** Returns once every entry recorded so far is in the file; throws if the writer could not write one. */
+  /**
+   * Returns once every entry recorded so far is in the file. Throws, once, if some could not be written
+   * (the error of the write, or a writer thread that stopped answering).
+   */
   flush(): void {
     this.#handOver();
-    this.#awaitWriter(0, this.#posted);
-    const failure = this.#writer && receiveMessageOnPort(this.#writer.failures);
-    if (failure) throw new Error(`the activity log could not be written: ${String(failure.message)}`);
+    if (this.#writer && !this.#awaitWriter(0, this.#posted)) {
+      this.#abandonWriter('the writer thread stopped answering');
+    }
+    const failure = (this.#writer && receiveMessageOnPort(this.#writer.failures)?.message) ?? this.#failure;
+    this.#failure = undefined;
+    if (failure !== undefined) throw new Error(`the activity log could not be written: ${String(failure)}`);
   }
 
-  /** Blocks until the writer has set `#progress[slot]` to at least `value`. */
-  #awaitWriter(slot: number, value: number): void {
+  /** Blocks until the writer has set `#progress[slot]` to at least `value`; false if it gave up or timed out. */
+  #awaitWriter(slot: number, value: number): boolean {
     const deadline = performance.now() + WRITER_WAIT_MS;
     for (let seen = Atomics.load(this.#progress, slot); seen < value; seen = Atomics.load(this.#progress, slot)) {
-      if (performance.now() > deadline) throw new Error('the activity log writer did not answer');
+      if (Atomics.load(this.#progress, GAVE_UP) === 1 || performance.now() > deadline) return false;
       Atomics.wait(this.#progress, slot, seen, 100);
     }
+    return true;
   }
 
   #handOver(): void {
     if (this.#pending.length === 0 || !this.#db.open) return;
     const rows = this.#pending;
     this.#pending = [];
+    if (this.#writer && Atomics.load(this.#progress, GAVE_UP) === 1) this.#abandonWriter('the writer thread gave up');
+    if (this.#writeHere) {
+      try {
+        this.#writeHere(rows);
+      } catch (error) {
+        this.#failure = error instanceof Error ? error.message : String(error);
+      }
+      return;
+    }
     this.#posted += 1;
     this.#startedWriter().worker.postMessage({ batch: this.#posted, rows });
   }
@@ -212,11 +236,33 @@ export class ActivityLog {
       workerData: { path: this.#path, progress: this.#progress, failures: writerSide },
       transferList: [writerSide],
     });
-    // A writer that dies leaves its batches unanswered: the next read says so (see flush).
     worker.on('error', () => {});
+    worker.once('exit', () => {
+      if (this.#writer?.worker === worker && this.#db.open) this.#abandonWriter('the writer thread stopped');
+    });
     worker.unref();
     this.#writer = { worker, failures };
     return this.#writer;
+  }
+
+  /**
+   * The writer thread is gone or gave up: the log writes on this thread from now on, and the next read
+   * reports what may have been lost.
+   */
+  #abandonWriter(why: string): void {
+    const writer = this.#writer;
+    if (!writer) return;
+    this.#writer = undefined;
+    const reported = receiveMessageOnPort(writer.failures)?.message as unknown;
+    writer.failures.close();
+    void writer.worker.terminate();
+    const lost = this.#posted - Atomics.load(this.#progress, 0);
+    const reasons = [
+      ...(reported === undefined ? [] : [String(reported)]),
+      ...(lost > 0 ? [`${why}; ${lost} turn(s) of rows were not written`] : []),
+    ];
+    if (reasons.length > 0) this.#failure = [this.#failure, ...reasons].filter(Boolean).join('; ');
+    this.#writeHere = chainWriter(this.#db);
   }
 
   /** Newest first. */
@@ -270,15 +316,24 @@ export class ActivityLog {
     return { ok: true, rows: count };
   }
 
-  /** Writes what is pending and closes the writer's connection before the log's own, which is the last. */
+  /**
+   * Writes what is pending and closes the writer's connection before the log's own, which, closing last,
+   * folds the WAL back into the file. Everything is closed even when the last write failed, which is
+   * then thrown.
+   */
   close(): void {
-    this.flush();
-    if (this.#writer) {
-      this.#writer.worker.postMessage('close');
-      this.#awaitWriter(1, 1);
-      this.#writer.failures.close();
+    try {
+      this.flush();
+    } finally {
+      const writer = this.#writer;
+      this.#writer = undefined;
+      if (writer) {
+        writer.worker.postMessage('close');
+        if (!this.#awaitWriter(1, 1)) void writer.worker.terminate();
+        writer.failures.close();
+      }
+      this.#db.close();
     }
-    this.#db.close();
   }
 
   #anchor(): string {

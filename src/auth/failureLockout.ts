@@ -9,7 +9,11 @@ export type LockoutPolicy = { failures: number; windowSeconds: number; lockoutSe
 export class FailureLockout {
   readonly #limiter: RateLimiterMemory;
   readonly #allowed: number;
-  /** Keys with a failure counted: every other key is answered without asking the limiter. */
+  /**
+   * Keys with a failure counted since their last success: every other key is answered without asking
+   * the limiter. Only a success removes one (a removal after an await could lose a failure counted
+   * meanwhile).
+   */
   readonly #failing = new Set<string>();
 
   constructor(policy: LockoutPolicy) {
@@ -26,7 +30,6 @@ export class FailureLockout {
   async retryAfter(key: string): Promise<number> {
     if (!this.#failing.has(key)) return 0;
     const state = await this.#limiter.get(key);
-    if (!state) this.#failing.delete(key);
     // An expired record lingers until the limiter's own timer removes it.
     if (!state || state.consumedPoints <= this.#allowed || state.msBeforeNext <= 0) return 0;
     return Math.max(1, Math.ceil(state.msBeforeNext / 1000));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -173,5 +173,35 @@ describe('ActivityLog', () => {
   it('creates the file with mode 0600', () => {
     seed(1);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('ActivityLog writer thread', () => {
+  it('cannot open the log: the next read says so once, and later rows are written on the log’s own thread', () => {
+    const log = ActivityLog.open(path, { now: () => NOW });
+    // The log's own connection keeps the files it has open; the writer thread finds nothing at the path.
+    for (const suffix of ['', '-wal', '-shm']) renameSync(`${path}${suffix}`, `${path}.moved${suffix}`);
+    log.record({ category: 'tool', action: 'lost', outcome: 'success' });
+    expect(() => log.list()).toThrow(/the activity log could not be written: the writer thread could not open the log/);
+    log.record({ category: 'tool', action: 'kept', outcome: 'success' });
+    expect(log.list().map((row) => row.action)).toEqual(['kept']);
+    expect(log.verify()).toEqual({ ok: true, rows: 1 });
+    log.close();
+  });
+
+  it('reports a failed write at the next read, and close() still closes both connections', () => {
+    const log = ActivityLog.open(path, { now: () => NOW });
+    log.record({ category: 'tool', action: 'first', outcome: 'success' });
+    expect(log.list()).toHaveLength(1);
+    tamper('DROP TABLE activity');
+    log.record({ category: 'tool', action: 'second', outcome: 'success' });
+    expect(() => log.list()).toThrow(/the activity log could not be written: .*activity/);
+    log.record({ category: 'tool', action: 'third', outcome: 'success' });
+    expect(() => log.close()).toThrow(/the activity log could not be written/);
+    // Both connections are closed: the file opens again, recreating the table.
+    const reopened = ActivityLog.open(path, { now: () => NOW });
+    reopened.record({ category: 'tool', action: 'after', outcome: 'success' });
+    expect(reopened.list().map((row) => row.action)).toEqual(['after']);
+    reopened.close();
   });
 });
