@@ -111,7 +111,7 @@ for (const [key, script, args, execArgv] of [
 // Calibration: the bare server again, burning a fixed amount of CPU per request. It shows how many
 // microseconds of work per request the platform allows before throughput halves: the budget that the
 // 0.5× goal gives a server which must parse, check, authenticate, authorise, run and log each request.
-const WORK_STEPS_US = [5, 10, 20, 40];
+const WORK_STEPS_US = [5, 10, 20, 40, 60];
 results.calibration = [];
 for (const workUs of WORK_STEPS_US) {
   const server = await startServer('./servers/bare.mjs', [], [], { BENCH_WORK_US: String(workUs) });
