@@ -219,12 +219,16 @@ export class TokenStore {
 
   /** A copy of the record to hand out, with its last use written in. */
   private out(record: TokenRecord): TokenRecord {
-    const used = this.lastUsed.get(record.id);
-    if (used !== undefined) {
-      record.lastUsedAt = iso(used);
-      this.lastUsed.delete(record.id);
-    }
+    this.settleUse(record);
     return copy(record);
+  }
+
+  /** Writes the record's pending use (see `touch`) into it. */
+  private settleUse(record: TokenRecord): void {
+    const used = this.lastUsed.get(record.id);
+    if (used === undefined) return;
+    record.lastUsedAt = iso(used);
+    this.lastUsed.delete(record.id);
   }
 
   flush(): void {
@@ -232,11 +236,7 @@ export class TokenStore {
   }
 
   private write(records: TokenRecord[]): void {
-    for (const [id, used] of this.lastUsed) {
-      const record = this.byId.get(id);
-      if (record) record.lastUsedAt = iso(used);
-    }
-    this.lastUsed.clear();
+    for (const record of records) this.settleUse(record);
     writeFileAtomic(this.path, `${JSON.stringify({ version: 1, tokens: records }, null, 2)}\n`);
     this.dirty = false;
   }
