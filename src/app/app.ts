@@ -5,10 +5,11 @@ import type { PairingRequestOutput } from '../../machines/pairingRequest.js';
 import type { PairingCodeOutput } from '../../machines/pairingCode.js';
 import { type ChildDone, pairingCodeId, pairingRequestId, supervisorMachine } from '../../machines/supervisor.js';
 import { ACTIVITY_FILE, ActivityLog, type ActivityEntry } from '../activity/activityLog.js';
-import { AUTH_LOCKOUT, Authenticator } from '../auth/authenticator.js';
+import { Authenticator } from '../auth/authenticator.js';
 import { BridgeToken } from '../auth/bridgeToken.js';
 import { CALLER_LIMITS, CallerLimits, type CallerLimitPolicy } from '../auth/callerLimits.js';
 import { FailureLockout } from '../auth/failureLockout.js';
+import { type UnverifiedBearerPolicy, UnverifiedBearers } from '../auth/unverifiedBearers.js';
 import { RequestStateSigner } from '../auth/requestState.js';
 import { TOKENS_FILE, TokenStore } from '../auth/tokenStore.js';
 import { createMethodTable } from '../capabilities/methods.js';
@@ -60,6 +61,8 @@ export type AppOptions = {
   /** Transport limits; the contract's values unless a test shortens them. */
   limits?: Limits;
   callerLimits?: CallerLimitPolicy;
+  /** The shared budget of bearer tokens that do not verify; fuzzers raise it. */
+  unverifiedBearers?: UnverifiedBearerPolicy;
   /** The console's port; `0` for any, `false` for no console. Absent: the preferred one, or any when busy. */
   consolePort?: number | false;
 };
@@ -146,7 +149,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const authenticator = new Authenticator({
     tokens: options.auth === false ? undefined : tokens,
     bridge: bridgeToken,
-    lockout: new FailureLockout(AUTH_LOCKOUT),
+    unverified: new UnverifiedBearers(() => clock.now(), options.unverifiedBearers),
     clock,
     audit,
   });

@@ -5,12 +5,10 @@ import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { SERVER_NAME } from '../protocol/serverInfo.js';
 import type { BridgeToken } from './bridgeToken.js';
 import { rateLimited } from './callerLimits.js';
-import type { FailureLockout } from './failureLockout.js';
 import { scopesForLevel } from './levels.js';
 import { anonymousPrincipal, type Principal } from './principal.js';
 import type { TokenRecord, TokenStore } from './tokenStore.js';
-
-export const AUTH_LOCKOUT = { failures: 5, windowSeconds: 60, lockoutSeconds: 300 } as const;
+import type { UnverifiedBearers } from './unverifiedBearers.js';
 
 const challenge = (extra = '') => ({ 'www-authenticate': `Bearer realm="${SERVER_NAME}"${extra}` });
 
@@ -29,15 +27,17 @@ export type AuthenticatorDeps = {
   tokens: TokenStore | undefined;
   /** The per-start token of `sluice bridge`, accepted beside the stored ones. */
   bridge: BridgeToken;
-  lockout: FailureLockout;
+  /** The shared slow-down of tokens that do not verify. */
+  unverified: UnverifiedBearers;
   clock: AppClock;
   audit(entry: ActivityEntry): void;
 };
 
 /**
  * Bearer authentication with the contract's refusals: no token `-33009` with the bare challenge (not
- * counted as a failure); unknown or revoked `-33009` `invalid_token`; expired `-33008`; an address with
- * too many failures `-33010` until its lockout ends. A success clears the address's count.
+ * counted as a failure); unknown or revoked `-33009` `invalid_token`; expired `-33008`. A token that
+ * does not verify once the shared budget is spent gets `-33010` instead; a token that verifies is
+ * never refused here, whatever others have sent.
  */
 export class Authenticator {
   readonly #deps: AuthenticatorDeps;
@@ -48,31 +48,27 @@ export class Authenticator {
 
   async authenticate(req: IncomingMessage): Promise<Principal> {
     const address = req.socket.remoteAddress ?? 'unknown';
-    const { tokens, lockout, clock } = this.#deps;
+    const { tokens, clock } = this.#deps;
     if (!tokens) return anonymousPrincipal(address);
 
-    const retryAfter = await lockout.retryAfter(address);
-    if (retryAfter > 0) {
-      this.#deps.audit({ category: 'auth', action: 'bearer', outcome: 'rateLimited', detail: { address } });
-      throw rateLimited(retryAfter, 'Too many failed authentications from this address; try again later');
-    }
     const header = req.headers.authorization;
     if (header === undefined) {
       throw new ProtocolError(ErrorCode.Unauthenticated, 'Unauthenticated: send Authorization: Bearer <token>', undefined, challenge());
     }
     const token = /^Bearer +(\S+)$/i.exec(header)?.[1] ?? '';
     const bridge = this.#deps.bridge.principalFor(token);
-    if (bridge) {
-      await lockout.clear(address);
-      return bridge;
-    }
+    if (bridge) return bridge;
     const verdict = tokens.verify(token, clock.now());
     if (verdict.ok) {
-      await lockout.clear(address);
       tokens.touch(verdict.record.id, clock.now());
       return principalOf(verdict.record);
     }
-    await lockout.fail(address);
+    const { retryAfter, firstRefusal } = this.#deps.unverified.fail();
+    if (retryAfter > 0) {
+      // One row per window, however many are refused: a flood must not grow the log with it.
+      if (firstRefusal) this.#deps.audit({ category: 'auth', action: 'bearer', outcome: 'rateLimited', detail: { address } });
+      throw rateLimited(retryAfter, 'Too many tokens that do not verify; try again later');
+    }
     this.#deps.audit({
       category: 'auth',
       action: 'bearer',

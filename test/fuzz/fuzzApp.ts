@@ -16,8 +16,8 @@ export type FuzzApp = {
 
 /**
  * One real Sluice per fuzzing file: authentication on, a readOnly token, no console, callbacks collected
- * instead of delivered, and the per-caller request rate raised so that thousands of cases from one token
- * reach the layers under test instead of `-33010` (the rate limit has tests of its own).
+ * instead of delivered, and the per-caller request rate and the bad-token budget raised so that thousands
+ * of cases reach the layers under test instead of `-33010` (both limits have tests of their own).
  */
 export async function startFuzzApp(options: Partial<AppOptions> = {}): Promise<FuzzApp> {
   const delivered: string[] = [];
@@ -25,6 +25,7 @@ export async function startFuzzApp(options: Partial<AppOptions> = {}): Promise<F
     auth: true,
     consolePort: false,
     callerLimits: { requestsPerWindow: 1_000_000_000, windowSeconds: 60, concurrent: 8 },
+    unverifiedBearers: { perWindow: 1_000_000_000, windowMs: 10_000 },
     deliver: (url) => {
       delivered.push(url.href);
       return Promise.resolve();
