@@ -27,20 +27,26 @@ export function isJsonContentType(value: string | undefined): boolean {
   return mediaType !== undefined && JSON_MEDIA_TYPE.test(mediaType);
 }
 
-/** Finds `field` (case-insensitively) in `source`, descending breadth-first into nested objects. */
-function findField(source: Record<string, unknown>, field: string): { found: boolean; value?: unknown } {
+/**
+ * The first value of each wanted field (names lower-case) in `source`, matched case-insensitively and
+ * searched breadth-first into nested objects, in one pass however many fields are wanted.
+ */
+function findFields(source: Record<string, unknown>, wanted: ReadonlySet<string>): Map<string, unknown> {
+  const found = new Map<string, unknown>();
   let level: Record<string, unknown>[] = [source];
-  while (level.length > 0) {
+  while (level.length > 0 && found.size < wanted.size) {
     const next: Record<string, unknown>[] = [];
     for (const object of level) {
-      for (const [key, value] of Object.entries(object)) {
-        if (key.toLowerCase() === field) return { found: true, value };
+      for (const key in object) {
+        const value = object[key];
+        const name = key.toLowerCase();
+        if (wanted.has(name) && !found.has(name)) found.set(name, value);
         if (isPlainObject(value)) next.push(value);
       }
     }
     level = next;
   }
-  return { found: false };
+  return found;
 }
 
 function paramMatches(value: unknown, header: string): boolean {
@@ -77,13 +83,15 @@ export function checkHeaderMirror(
     requireHeader(headers, 'mcp-name', typeof params.uri === 'string' ? params.uri : '');
   }
 
+  const mirrored = Object.keys(headers).filter((name) => name.startsWith(PARAM_HEADER_PREFIX));
+  if (mirrored.length === 0) return;
   const source = method === 'tools/call' ? params.arguments : params;
-  for (const name of Object.keys(headers)) {
-    if (!name.startsWith(PARAM_HEADER_PREFIX)) continue;
+  const fields = new Set(mirrored.map((name) => name.slice(PARAM_HEADER_PREFIX.length)));
+  const found = isPlainObject(source) ? findFields(source, fields) : new Map<string, unknown>();
+  for (const name of mirrored) {
     const field = name.slice(PARAM_HEADER_PREFIX.length);
     const header = decodeHeaderValue(name, single(headers, name) ?? '');
-    const hit = isPlainObject(source) && field.length > 0 ? findField(source, field) : { found: false };
-    if (!hit.found || !paramMatches(hit.value, header)) {
+    if (field.length === 0 || !found.has(field) || !paramMatches(found.get(field), header)) {
       throw headerMismatch(`Header ${name} does not match the body`);
     }
   }

@@ -11,9 +11,10 @@ export const payloadTooLarge = () =>
 
 /**
  * Reads a request body up to `limit` bytes. A declared or actual size over the limit rejects at once;
- * nothing past the limit is kept (the rest of the upload is discarded, then the socket closed).
+ * nothing past the limit is kept (the rest of the upload is discarded, then the socket closed). A
+ * `watch` sees each chunk as it arrives and may refuse the body by throwing.
  */
-export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES, watch?: (chunk: Buffer) => void): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
@@ -23,20 +24,26 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    const refuse = (error: unknown) => {
+      req.off('data', onData);
+      chunks.length = 0;
+      size = Number.POSITIVE_INFINITY;
+      req.resume();
+      reject(error);
+    };
     const onData = (chunk: Buffer) => {
+      if (size + chunk.length > limit) return refuse(payloadTooLarge());
       size += chunk.length;
-      if (size > limit) {
-        req.off('data', onData);
-        chunks.length = 0;
-        req.resume();
-        reject(payloadTooLarge());
-        return;
+      try {
+        watch?.(chunk);
+      } catch (error) {
+        return refuse(error);
       }
       chunks.push(chunk);
     };
     req.on('data', onData);
     req.once('end', () => {
-      if (size > limit) return;
+      if (size === Number.POSITIVE_INFINITY) return;
       try {
         resolve(utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
       } catch {

@@ -12,6 +12,8 @@ export type Limits = {
   maxConnections: number;
   idleTimeoutMs: number;
   maxHeaderBytes: number;
+  /** Header lines in one request; more is refused with 431 before any header is looked at. */
+  maxHeaderLines: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
 };
@@ -21,6 +23,7 @@ export const LIMITS: Limits = {
   maxConnections: 64,
   idleTimeoutMs: 30_000,
   maxHeaderBytes: 16 * 1024,
+  maxHeaderLines: 100,
   // A connection that has not delivered a whole request head within the idle timeout is closed, whether
   // it sent nothing (idle) or sends its headers a byte at a time (a slow header sender).
   headersTimeoutMs: 30_000,
@@ -62,6 +65,8 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
     },
     (req, res) => route(req, res),
   );
+  // Node keeps at most this many header lines, so one more tells that the request sent too many.
+  server.maxHeadersCount = limits.maxHeaderLines + 1;
   server.setTimeout(limits.idleTimeoutMs);
   // A socket idle for 30 s is closed, unless a request on it is still being worked on.
   server.on('timeout', (socket: Socket) => {
@@ -83,6 +88,10 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
         ),
       );
       sendJson(res, reply.status, reply.body, { connection: 'close', 'retry-after': '1' });
+      return;
+    }
+    if (req.rawHeaders.length > 2 * limits.maxHeaderLines) {
+      sendHttpError(res, 431, 'too_many_headers', `At most ${limits.maxHeaderLines} header lines`, { connection: 'close' });
       return;
     }
     if (!isAllowedHost(req.headers.host, boundPort)) {

@@ -11,9 +11,10 @@ import { assertModernVersion, readClientInfo, readEra, readLegacyMeta, type Requ
 import { finishLegacyResult, initializeResult, initializeVersion } from '../protocol/legacy.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { checkHeaderMirror, isJsonContentType } from '../protocol/headerMirror.js';
+import { JsonShapeScanner } from '../protocol/jsonShape.js';
 import { type Params, parseJson, parseMessage, type RequestId, requestIdOf } from '../protocol/jsonrpc.js';
 import { errorResponse, finishModernResult, resultResponse } from '../protocol/wire.js';
-import { readBody } from './body.js';
+import { MAX_BODY_BYTES, readBody } from './body.js';
 import { handleListen } from './listenStream.js';
 import { ProgressStream } from './progressStream.js';
 import { HANDLER_DEADLINE_MS } from '../../machines/inflightRequest.js';
@@ -55,10 +56,13 @@ export type McpEndpointDeps = {
   sessions: LegacySessions;
 };
 
+/** How much of a refused (unauthenticated) request's body is read to find its id. */
+export const REFUSED_BODY_BYTES = 64 * 1024;
+
 const methodNotFound = (method: string) =>
   new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
 
-/** `POST /mcp`: body → envelope → era → header mirror → principal → method table → handler → response. */
+/** `POST /mcp`: principal → body → envelope → era → header mirror → method table → handler → response. */
 export async function handleMcpPost(
   req: IncomingMessage,
   res: ServerResponse,
@@ -79,6 +83,7 @@ export async function handleMcpPost(
   let stream: ProgressStream | undefined;
   let release = () => {};
   let principal: Principal | undefined;
+  let bodyRead = false;
   let dispatched = false;
   let closed = false;
   const onClose = () => {
@@ -88,12 +93,30 @@ export async function handleMcpPost(
 
   try {
     if (!deps.enabled()) throw new ProtocolError(ErrorCode.ServerDisabled, 'The MCP server is switched off in Sluice');
-    const json = parseJson(await readBody(req));
+    // Authentication needs only the headers, so it comes first: no header is decoded or compared with
+    // the body before the token verifies. A refused request's body is read only up to 64 KB, only so
+    // that the refusal can carry the request's id.
+    const verdict = await deps.authenticate(req).then(
+      (caller) => ({ caller }),
+      (error: unknown) => ({ error }),
+    );
+    let json: unknown;
+    try {
+      const shape = new JsonShapeScanner();
+      const limit = 'error' in verdict ? REFUSED_BODY_BYTES : MAX_BODY_BYTES;
+      const text = await readBody(req, limit, (chunk) => shape.push(chunk));
+      bodyRead = true;
+      json = parseJson(text);
+    } catch (error) {
+      throw 'error' in verdict ? verdict.error : error;
+    }
     trace.id = requestIdOf(json);
+    if ('error' in verdict) throw verdict.error;
+    principal = verdict.caller;
+    trace.principalId = principal.id;
     const message = parseMessage(json);
     trace.method = message.method;
     if (message.kind === 'notification') {
-      const principal = await deps.authenticate(req);
       const { requestId } = message.params;
       if (message.method === 'notifications/cancelled' && (typeof requestId === 'string' || typeof requestId === 'number')) {
         deps.requests.cancel(principal.id, requestId);
@@ -111,8 +134,6 @@ export async function handleMcpPost(
     } else if (!isJsonContentType(req.headers['content-type'])) {
       throw new ProtocolError(ErrorCode.InvalidRequest, 'Invalid request: Content-Type must be application/json');
     }
-    principal = await deps.authenticate(req);
-    trace.principalId = principal.id;
     // A subscription is a stream, not a request: no rate limit, no deadline, no method-table handler.
     if (message.method === 'subscriptions/listen' && era.era === 'modern') {
       await handleListen(res, headers, deps.subscriptions, principal, message, () => !closed);
@@ -173,7 +194,7 @@ export async function handleMcpPost(
       });
     }
     if (stream) stream.finish(reply.status, reply.body, reply.headers);
-    else if (trace.errorCode === ErrorCode.PayloadTooLarge) refuseUpload(res, reply.body, headers);
+    else if (!bodyRead) refuseUpload(req, res, reply.status, reply.body, { ...headers, ...reply.headers });
     else sendJson(res, reply.status, reply.body, { ...headers, ...reply.headers });
   } finally {
     release();
@@ -183,9 +204,13 @@ export async function handleMcpPost(
   }
 }
 
-/** Answers 413 and closes the connection; an upload still arriving is discarded for at most a second. */
-function refuseUpload(res: ServerResponse, body: unknown, headers: Record<string, string>): void {
-  sendJson(res, 413, body, { ...headers, connection: 'close' });
+/**
+ * Answers a request refused before its body was read (unauthenticated, too large, too deeply nested)
+ * and closes the connection; an upload still arriving is discarded for at most a second.
+ */
+function refuseUpload(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
+  req.resume();
+  sendJson(res, status, body, { ...headers, connection: 'close' });
   res.once('finish', () => setTimeout(() => res.socket?.destroy(), 1_000).unref());
 }
 

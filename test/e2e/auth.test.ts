@@ -148,6 +148,14 @@ describe('bearer authentication, scopes and the activity log (demo connection)',
 
 
   describe('refusals', () => {
+    it('a refused request is read only up to 64 KB: a 1 MB body without a token → 401 -33009, id null, connection closed', async () => {
+      const res = await mcp(app, 'tools/list', { padding: 'x'.repeat(1024 * 1024) }, { id: 'big' });
+      expectRpcError(res, 401, -33009, null);
+      expect(res.headers.get('connection')).toBe('close');
+      const small = await mcp(app, 'tools/list', { padding: 'x'.repeat(60 * 1024) }, { id: 'small' });
+      expectRpcError(small, 401, -33009, 'small');
+    });
+
     it('no Authorization header → 401 -33009 with exactly `Bearer realm="sluice"`', async () => {
       const res = await mcp(app, 'tools/list', {}, { id: 'none' });
       expectRpcError(res, 401, -33009, 'none');

@@ -407,6 +407,33 @@ describe('header limit (16 KB)', () => {
   });
 });
 
+describe('header lines (at most 100) and body shape (64 levels, 50,000 values)', () => {
+  it(`answers ${LIMITS.maxHeaderLines + 1} header lines with 431 too_many_headers and closes; ${LIMITS.maxHeaderLines} are served`, async () => {
+    // node:http adds Host, Connection and Content-Length to the three mirrored headers.
+    const many = (count: number) => {
+      const headers: Record<string, string> = { ...DISCOVER_HEADERS };
+      for (let i = 6; i < count; i++) headers[`x-p${i}`] = 'x';
+      return headers;
+    };
+    const refused = await rawRequest(app.port, { headers: many(LIMITS.maxHeaderLines + 1), body: discoverBody() });
+    expectHttpError(refused, 431, 'too_many_headers');
+    expect(refused.headers.connection).toBe('close');
+    expectDiscoverOk(await rawRequest(app.port, { headers: many(LIMITS.maxHeaderLines), body: discoverBody() }));
+  });
+
+  it('a body nested 65 deep, or with 50,001 values, is -32600 (refused unparsed, so id null) and closes; 64 deep and 50,000 values are served', async () => {
+    // The envelope around the value nests 3 deep and counts 11 values of its own (its brackets and commas).
+    const nested = (depth: number) => `${'['.repeat(depth - 3)}${']'.repeat(depth - 3)}`;
+    const withValues = (count: number) => `[${'0,'.repeat(count - 11)}0]`;
+    const send = (value: string) =>
+      rawRequest(app.port, { headers: DISCOVER_HEADERS, body: discoverBody({ 'example.com/x': '@' }).replace('"@"', value) });
+    expectRpcErrorClosing(await send(nested(65)), 400, -32600);
+    expectDiscoverOk(await send(nested(64)));
+    expectRpcErrorClosing(await send(withValues(50_001)), 400, -32600);
+    expectDiscoverOk(await send(withValues(50_000)));
+  });
+});
+
 describe('notifications', () => {
   const notify = (method: string, params: Record<string, unknown>, extra: Record<string, string>) =>
     rawRequest(app.port, {
