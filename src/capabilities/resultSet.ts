@@ -1,6 +1,16 @@
 import type { StatementKind } from '../db/classify.js';
 import type { ResultSet, Rows } from '../db/database.js';
+import { RESULT_BYTES } from '../db/resultBudget.js';
 import type { ObjectSchema } from './schema.js';
+
+/** The `max_bytes` argument of every tool that returns rows. */
+export const maxBytesProperty = {
+  type: 'integer',
+  minimum: 1_024,
+  maximum: RESULT_BYTES.cap,
+  default: RESULT_BYTES.default,
+  description: `The rows' JSON size at most, in bytes; past it rows are left out (truncated_reason "max_bytes"). A value longer than ${RESULT_BYTES.cell} characters is cut, ending in "…[cut: N characters in all]".`,
+} as const;
 
 export const resultSetSchema: ObjectSchema = {
   type: 'object',
@@ -17,7 +27,13 @@ export const resultSetSchema: ObjectSchema = {
     row_count: { type: 'integer' },
     rows_affected: { type: 'integer' },
     execution_time_ms: { type: 'number' },
-    is_truncated: { type: 'boolean', description: 'True when more rows exist than max_rows allowed.' },
+    is_truncated: { type: 'boolean', description: 'True when rows were left out or values were cut.' },
+    truncated_reason: {
+      type: 'string',
+      enum: ['none', 'max_rows', 'max_bytes', 'cell_bytes'],
+      description: 'Why: more rows than max_rows, rows past max_bytes, or only over-long values cut.',
+    },
+    cells_truncated: { type: 'integer', description: 'Values cut to the cell limit, each ending in a "…[cut: …]" marker.' },
     statement_kind: { type: 'string', enum: ['read', 'write', 'ddl', 'destructive'] },
   },
   required: [
@@ -27,18 +43,23 @@ export const resultSetSchema: ObjectSchema = {
     'rows_affected',
     'execution_time_ms',
     'is_truncated',
+    'truncated_reason',
+    'cells_truncated',
     'statement_kind',
   ],
 };
 
 export function toResultSet(result: ResultSet<Rows>, kind: StatementKind, executionTimeMs: number) {
+  const cellsCut = result.cellsCut ?? 0;
   return {
     columns: result.columns,
     rows: result.rows,
     row_count: result.rows.length,
     rows_affected: result.rowsAffected,
     execution_time_ms: Math.round(executionTimeMs * 100) / 100,
-    is_truncated: result.truncated,
+    is_truncated: result.truncated || cellsCut > 0,
+    truncated_reason: result.truncated ? (result.truncatedBy ?? 'max_rows') : cellsCut > 0 ? 'cell_bytes' : 'none',
+    cells_truncated: cellsCut,
     statement_kind: kind,
   };
 }

@@ -13,6 +13,7 @@ export type Statement = {
   kind: StatementKind;
   params: unknown[];
   maxRows: number;
+  maxBytes?: number;
   timeoutMs: number;
 };
 
@@ -35,6 +36,7 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   const options = {
     params: statement.params,
     maxRows: statement.maxRows,
+    ...(statement.maxBytes ? { maxBytes: statement.maxBytes } : {}),
     timeoutMs: statement.timeoutMs,
     signal: ctx.signal,
     rowsAs: 'json' as const,

@@ -24,7 +24,11 @@ export const valuesOf = (rows: Rows): unknown[][] => (rows instanceof JsonRows ?
 export type ResultSet<R extends Rows = unknown[][]> = {
   columns: Column[];
   rows: R;
+  /** Rows were left out: past `maxRows`, or (`truncatedBy: 'max_bytes'`) past the byte budget. */
   truncated: boolean;
+  truncatedBy?: 'max_rows' | 'max_bytes';
+  /** Cells cut to the cell limit, each ending in a `…[cut: N characters in all]` marker. */
+  cellsCut?: number;
   /** Rows a write changed; 0 for a read. */
   rowsAffected: number;
 };
@@ -32,6 +36,8 @@ export type ResultSet<R extends Rows = unknown[][]> = {
 export type ReadOptions = {
   params?: unknown[];
   maxRows: number;
+  /** The rows' JSON size at most (`RESULT_BYTES` in resultBudget.js); the default when absent. */
+  maxBytes?: number;
   timeoutMs: number;
   signal: AbortSignal;
   /** Rows that only pass through to a client may come back as JsonRows, where the driver can. */

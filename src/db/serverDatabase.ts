@@ -1,4 +1,5 @@
 import { browseSql, type SqlDialect } from './browseSql.js';
+import { CATALOG_BUDGET, RESULT_BYTES } from './resultBudget.js';
 import type {
   BrowseRequest,
   Database,
@@ -10,7 +11,15 @@ import type {
   TableSummary,
 } from './database.js';
 
-export type StatementOptions = { params: unknown[]; maxRows: number; timeoutMs: number; signal: AbortSignal };
+export type StatementOptions = {
+  params: unknown[];
+  maxRows: number;
+  /** The rows' JSON size at most, and the most one cell may take (see resultBudget.js). */
+  maxBytes: number;
+  cellBytes?: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+};
 
 /** A server's read and write sessions, as its driver keeps them. */
 export type ServerSessions = {
@@ -19,7 +28,13 @@ export type ServerSessions = {
   close(): Promise<void>;
 };
 
-const INTROSPECTION = { maxRows: 100_000, timeoutMs: 30_000 };
+const INTROSPECTION = { ...CATALOG_BUDGET, timeoutMs: 30_000 };
+
+const statementOptions = (options: ReadOptions): StatementOptions => ({
+  ...options,
+  params: options.params ?? [],
+  maxBytes: options.maxBytes ?? RESULT_BYTES.default,
+});
 
 /**
  * What PostgreSQL and MySQL share: statements go to the driver's sessions, and the catalog queries of
@@ -60,11 +75,11 @@ export abstract class ServerDatabase implements Database {
   }
 
   async read(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return (await this.#use()).read(sql, { ...options, params: options.params ?? [] });
+    return (await this.#use()).read(sql, statementOptions(options));
   }
 
   async write(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return (await this.#use()).write(sql, { ...options, params: options.params ?? [] });
+    return (await this.#use()).write(sql, statementOptions(options));
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {

@@ -1,4 +1,5 @@
 import { type Filter, filterOps, type Sort } from '../../db/database.js';
+import { RESULT_BYTES } from '../../db/resultBudget.js';
 import { ToolError } from '../../protocol/errors.js';
 import {
   connectionIdProperty,
@@ -9,7 +10,7 @@ import {
 } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import { resultSetSchema, toResultSet } from '../resultSet.js';
+import { maxBytesProperty, resultSetSchema, toResultSet } from '../resultSet.js';
 import type { Tool } from '../types.js';
 
 type Args = {
@@ -20,6 +21,7 @@ type Args = {
   filters?: Filter[];
   order_by?: Sort[];
   limit?: number;
+  max_bytes?: number;
   offset?: number;
 };
 
@@ -92,6 +94,7 @@ export const browseTable: Tool<Args> = {
       },
       limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
       offset: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
+      max_bytes: maxBytesProperty,
     },
     required: ['connection_id', 'table'],
     additionalProperties: false,
@@ -129,7 +132,7 @@ export const browseTable: Tool<Args> = {
           limit: limit + 1,
           offset: args.offset ?? 0,
         },
-        { maxRows: limit, timeoutMs: 30_000, signal: ctx.signal, rowsAs: 'json' },
+        { maxRows: limit, maxBytes: args.max_bytes ?? RESULT_BYTES.default, timeoutMs: 30_000, signal: ctx.signal, rowsAs: 'json' },
       )
       .catch((error: unknown) => {
         throw fromDriverError(error);

@@ -2,7 +2,8 @@ import { requireScopes } from '../../auth/access.js';
 import { classifyStatement } from '../../db/classify.js';
 import { ToolError } from '../../protocol/errors.js';
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
-import { resultSetSchema } from '../resultSet.js';
+import { RESULT_BYTES } from '../../db/resultBudget.js';
+import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
 import { runStatement } from '../runStatement.js';
 import type { Tool } from '../types.js';
 
@@ -11,6 +12,7 @@ type Args = {
   sql: string;
   params?: unknown[];
   max_rows?: number;
+  max_bytes?: number;
   timeout_seconds?: number;
 };
 
@@ -38,6 +40,7 @@ export const executeQuery: Tool<Args> = {
         maxItems: 1000,
       },
       max_rows: { type: 'integer', minimum: 1, maximum: 10_000, default: 500 },
+      max_bytes: maxBytesProperty,
       timeout_seconds: { type: 'integer', minimum: 1, maximum: 300, default: 30 },
     },
     required: ['connection_id', 'sql'],
@@ -66,6 +69,7 @@ export const executeQuery: Tool<Args> = {
       kind,
       params: params.map((p) => (typeof p === 'boolean' && db.engine === 'sqlite' ? Number(p) : p)),
       maxRows: args.max_rows ?? 500,
+      maxBytes: args.max_bytes ?? RESULT_BYTES.default,
       timeoutMs: (args.timeout_seconds ?? 30) * 1000,
     });
   },

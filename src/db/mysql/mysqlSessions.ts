@@ -4,6 +4,7 @@ import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
+import { RowBudget } from '../resultBudget.js';
 import { cancellable, toWireValue } from '../serverValues.js';
 
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -54,7 +55,7 @@ export class MysqlSessions implements ServerSessions {
 
   read(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#session(this.#reads, options, async (connection, stop) => {
-      await run(connection, await this.#sessionSettings(true, options.timeoutMs));
+      await run(connection, await this.#sessionSettings(connection, true, options.timeoutMs));
       await run(connection, 'START TRANSACTION READ ONLY');
       const result = await this.#collect(connection, sql, options, stop, true);
       if (!stop.reason) await run(connection, 'ROLLBACK');
@@ -64,7 +65,7 @@ export class MysqlSessions implements ServerSessions {
 
   write(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#session(this.#writes, options, async (connection, stop) => {
-      await run(connection, await this.#sessionSettings(false, options.timeoutMs));
+      await run(connection, await this.#sessionSettings(connection, false, options.timeoutMs));
       await run(connection, 'START TRANSACTION');
       const result = await this.#collect(connection, sql, options, stop, false);
       await run(connection, 'COMMIT');
@@ -123,8 +124,9 @@ export class MysqlSessions implements ServerSessions {
     return new Promise((resolve, reject) => {
       let fields: Field[] = [];
       const rows: unknown[][] = [];
+      const budget = new RowBudget(options.maxBytes, options.cellBytes);
       let rowsAffected = 0;
-      let truncated = false;
+      let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
       const query = { sql, rowsAsArray: true, values: options.params };
       const command = options.params.length > 0 ? connection.execute(query) : connection.query(query);
       // A statement without a result set reports undefined fields.
@@ -136,9 +138,11 @@ export class MysqlSessions implements ServerSessions {
           rowsAffected += Number((row as { affectedRows?: number }).affectedRows ?? 0);
           return;
         }
-        if (rows.length < options.maxRows) rows.push(row.map(toWireValue));
-        else if (!truncated) {
-          truncated = true;
+        if (truncatedBy) return;
+        const values = rows.length < options.maxRows ? row.map(toWireValue) : undefined;
+        if (values && budget.take(values)) rows.push(values);
+        else {
+          truncatedBy = values ? 'max_bytes' : 'max_rows';
           if (capOnServer) stop.kill('truncated');
         }
       });
@@ -159,7 +163,15 @@ export class MysqlSessions implements ServerSessions {
         settle();
         finish();
       });
-      const finish = () => resolve({ columns: fields.map(column), rows, truncated, rowsAffected });
+      const finish = () =>
+        resolve({
+          columns: fields.map(column),
+          rows,
+          truncated: truncatedBy !== undefined,
+          ...(truncatedBy ? { truncatedBy } : {}),
+          cellsCut: budget.cellsCut,
+          rowsAffected,
+        });
     });
   }
 
@@ -167,17 +179,25 @@ export class MysqlSessions implements ServerSessions {
    * Set again before every statement, so nothing a session ran before (even a `SET SESSION` that got
    * past every other layer) carries over: its read-only default and the statement's time limit.
    */
-  async #sessionSettings(readOnly: boolean, timeoutMs: number): Promise<string> {
-    this.#flavor ??= this.#detectFlavor();
+  async #sessionSettings(connection: mysql.PoolConnection, readOnly: boolean, timeoutMs: number): Promise<string> {
+    this.#flavor ??= this.#detectFlavor(connection);
     return (await this.#flavor) === 'mariadb'
       ? `SET SESSION tx_read_only = ${Number(readOnly)}, SESSION max_statement_time = ${(timeoutMs / 1000).toFixed(3)}`
       : `SET SESSION transaction_read_only = ${Number(readOnly)}, SESSION max_execution_time = ${Math.ceil(timeoutMs)}`;
   }
 
-  async #detectFlavor(): Promise<'mariadb' | 'mysql'> {
+  /**
+   * Asked on the session that needs the answer: asking the pool for another session deadlocked when
+   * every session of the pool was already waiting for the answer.
+   */
+  async #detectFlavor(connection: mysql.PoolConnection): Promise<'mariadb' | 'mysql'> {
     try {
-      const [rows] = await this.#reads.promise().query<mysql.RowDataPacket[]>('SELECT VERSION() AS version');
-      return String(rows[0]?.version).includes('MariaDB') ? 'mariadb' : 'mysql';
+      const version = await new Promise<string>((resolve, reject) =>
+        connection.query({ sql: 'SELECT VERSION()', rowsAsArray: true }, (error, rows) =>
+          error ? reject(error) : resolve(String((rows as unknown[][])[0]?.[0])),
+        ),
+      );
+      return version.includes('MariaDB') ? 'mariadb' : 'mysql';
     } catch (error) {
       this.#flavor = undefined;
       throw error;

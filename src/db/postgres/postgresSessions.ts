@@ -6,6 +6,8 @@ import { DriverFailure } from '../driverFailure.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import { cancellable, int64, toWireValue } from '../serverValues.js';
 import { tokenize } from '../sqlTokens.js';
+import { RowBudget } from '../resultBudget.js';
+import { GuardedSocket } from './rowGuard.js';
 
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
@@ -14,6 +16,9 @@ const INT8 = 20;
 const TYPE_NAMES = new Map(Object.entries(pg.types.builtins).map(([name, oid]) => [oid, name.toLowerCase()]));
 const CURSOR_VERBS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 const ROW_COUNTING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+/** Rows per FETCH: the first batch is small, later ones grow fourfold up to the largest. */
+const FIRST_BATCH = 100;
+const LARGEST_BATCH = 2_000;
 
 const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
@@ -52,6 +57,7 @@ export class PostgresSessions implements ServerSessions {
       idleTimeoutMillis: 30_000,
       allowExitOnIdle: true,
       types: typeParsers,
+      stream: () => new GuardedSocket(),
     };
     this.#secrets = address.password ? [address.password] : [];
     this.#reads = new pg.Pool({ ...this.#config, max: 4, options: '-c default_transaction_read_only=on' });
@@ -61,22 +67,33 @@ export class PostgresSessions implements ServerSessions {
     this.#writes.on('error', ignore);
   }
 
-  /** One read: a cursor fetches at most `maxRows + 1` rows, so a huge result is never pulled whole. */
+  /**
+   * One read. A cursor fetches the rows in growing batches until `maxRows` or the byte budget is
+   * reached, so a huge result is never pulled whole; the session's guard drops rows past the budget
+   * before the driver holds them.
+   */
   read(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#session(this.#reads, options, async (client) => {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
       const verb = tokenize(sql, 'postgres')[0]?.text ?? '';
-      let result: pg.QueryArrayResult;
+      const rows = new BudgetedRows(options);
       if (CURSOR_VERBS.has(verb)) {
         await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
-        result = await client.query({ text: `FETCH FORWARD ${options.maxRows + 1} FROM sluice_rows`, rowMode: 'array' });
+        for (let batch = FIRST_BATCH; !rows.done; batch = Math.min(batch * 4, LARGEST_BATCH)) {
+          const want = Math.min(batch, options.maxRows + 1 - rows.count);
+          const result = await guarded(client, rows, () =>
+            client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }),
+          );
+          rows.fields = result.fields;
+          if (result.rowCount !== null && result.rowCount < want) break;
+        }
       } else {
-        result = await client.query(extended(sql, options.params));
+        rows.fields = (await guarded(client, rows, () => client.query(extended(sql, options.params)))).fields;
       }
-      const columns = await this.#columns(client, result.fields);
+      const columns = await this.#columns(client, rows.fields);
       await client.query('ROLLBACK');
-      return resultSet(columns, result.rows, options.maxRows, 0);
+      return rows.resultSet(columns, 0);
     });
   }
 
@@ -85,11 +102,12 @@ export class PostgresSessions implements ServerSessions {
     return this.#session(this.#writes, options, async (client) => {
       await client.query('BEGIN');
       await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
-      const result = await client.query(extended(sql, options.params));
+      const rows = new BudgetedRows(options);
+      const result = await guarded(client, rows, () => client.query(extended(sql, options.params)));
       const columns = await this.#columns(client, result.fields ?? []);
       await client.query('COMMIT');
       const affected = ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0;
-      return resultSet(columns, result.rows ?? [], options.maxRows, affected);
+      return rows.resultSet(columns, affected);
     });
   }
 
@@ -168,11 +186,72 @@ export class PostgresSessions implements ServerSessions {
   }
 }
 
-function resultSet(columns: Column[], rows: unknown[][], maxRows: number, rowsAffected: number): ResultSet {
-  return {
-    columns,
-    rows: rows.slice(0, maxRows).map((row) => row.map(toWireValue)),
-    truncated: rows.length > maxRows,
-    rowsAffected,
-  };
+/** Rows kept against `maxRows` and the byte budget, batch by batch. */
+class BudgetedRows {
+  readonly #options: StatementOptions;
+  readonly #budget: RowBudget;
+  readonly #rows: unknown[][] = [];
+  #truncatedBy: 'max_rows' | 'max_bytes' | undefined;
+  fields: pg.FieldDef[] = [];
+
+  constructor(options: StatementOptions) {
+    this.#options = options;
+    this.#budget = new RowBudget(options.maxBytes, options.cellBytes);
+  }
+
+  get count(): number {
+    return this.#rows.length;
+  }
+
+  get done(): boolean {
+    return this.#truncatedBy !== undefined;
+  }
+
+  /** What the guard lets through for the next batch: twice the budget left (wire text is rarely longer than JSON). */
+  get allowance(): number {
+    return 2 * (this.#budget.maxBytes - this.#budget.used) + 1_024;
+  }
+
+  get empty(): boolean {
+    return this.#budget.rows === 0;
+  }
+
+  add(received: unknown[][], dropped: number): void {
+    for (const row of received) {
+      if (this.done) return;
+      if (this.#rows.length === this.#options.maxRows) this.#truncatedBy = 'max_rows';
+      else {
+        const values = row.map(toWireValue);
+        if (this.#budget.take(values)) this.#rows.push(values);
+        else this.#truncatedBy = 'max_bytes';
+      }
+    }
+    if (dropped > 0) this.#truncatedBy ??= 'max_bytes';
+  }
+
+  resultSet(columns: Column[], rowsAffected: number): ResultSet {
+    return {
+      columns,
+      rows: this.#rows,
+      truncated: this.#truncatedBy !== undefined,
+      ...(this.#truncatedBy ? { truncatedBy: this.#truncatedBy } : {}),
+      cellsCut: this.#budget.cellsCut,
+      rowsAffected,
+    };
+  }
 }
+
+/** Runs one query with the session's guard armed for what `rows` can still take, and keeps its rows. */
+async function guarded(client: pg.PoolClient, rows: BudgetedRows, query: () => Promise<pg.QueryArrayResult>) {
+  const guard = guardOf(client);
+  guard.arm(rows.allowance, rows.empty);
+  try {
+    const result = await query();
+    rows.add(result.rows ?? [], guard.dropped);
+    return result;
+  } finally {
+    guard.disarm();
+  }
+}
+
+const guardOf = (client: pg.PoolClient) => (client as unknown as { connection: { stream: GuardedSocket } }).connection.stream;

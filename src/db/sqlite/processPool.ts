@@ -10,6 +10,8 @@ export type SqliteStatement = {
   sql: string;
   params: unknown[];
   maxRows: number;
+  maxBytes: number;
+  cellBytes?: number;
   rowsAs?: 'values' | 'json';
 };
 
@@ -35,6 +37,10 @@ function sqliteFailure(code: string, message: string): DriverFailure {
 
 const QUERY_PROCESS = fileURLToPath(new URL('./queryProcess.js', import.meta.url));
 const BUSY_TIMEOUT_MS = 5_000;
+/** A query process's JavaScript heap: a statement that needs more ends the process, not the server. */
+const QUERY_PROCESS_HEAP_MB = 256;
+/** How V8 ends a process out of heap (abort: SIGABRT, or exit code 134 through some shells). */
+const OUT_OF_MEMORY_EXIT = 134;
 
 /**
  * A few child processes, each with its own read connection to one SQLite file, so queries run off the
@@ -69,7 +75,7 @@ export class SqliteProcessPool {
     const child = fork(QUERY_PROCESS, [this.#path, String(BUSY_TIMEOUT_MS)], {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      execArgv: [],
+      execArgv: [`--max-old-space-size=${QUERY_PROCESS_HEAP_MB}`],
     });
     child.unref();
     child.channel?.unref();
@@ -105,7 +111,8 @@ export class SqliteProcessPool {
         settle(true);
         if (reply.ok) {
           const rows = 'rowsJson' in reply ? new JsonRows(joinedRows(chunks, reply.rowsJson), reply.rowCount) : reply.rows;
-          resolve({ columns: reply.columns, rows, truncated: reply.truncated, rowsAffected: reply.rowsAffected });
+          const { columns, truncated, truncatedBy, cellsCut, rowsAffected } = reply;
+          resolve({ columns, rows, truncated, ...(truncatedBy ? { truncatedBy } : {}), cellsCut: cellsCut ?? 0, rowsAffected });
         } else reject(sqliteFailure(reply.error.code, reply.error.message));
       };
       const onAbort = () => {
@@ -116,9 +123,15 @@ export class SqliteProcessPool {
         settle(false);
         reject(sqliteFailure('SQLITE_CANTOPEN', error.message));
       };
-      const onExit = () => {
+      const onExit = (code: number | null, signalName: string | null) => {
         settle(false);
-        reject(sqliteFailure('SQLITE_CANTOPEN', 'the database process stopped; is the file readable?'));
+        // A process that ran out of memory on one statement dies of it (the server does not).
+        const outOfMemory = code === OUT_OF_MEMORY_EXIT || signalName === 'SIGABRT' || signalName === 'SIGTRAP';
+        reject(
+          outOfMemory
+            ? new DriverFailure('query_failed', `the statement needed more than the query process's ${QUERY_PROCESS_HEAP_MB} MB of memory; select less (fewer rows or shorter values)`)
+            : sqliteFailure('SQLITE_CANTOPEN', 'the database process stopped; is the file readable?'),
+        );
       };
       const timer = setTimeout(() => {
         settle(false);

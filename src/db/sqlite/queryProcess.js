@@ -2,23 +2,34 @@
 // serves `src/` (tests) and `dist/`. A process, not a worker thread: a statement busy inside SQLite
 // cannot be interrupted from another thread, but a process can always be killed (see docs/design.md).
 import Database from 'better-sqlite3';
+import { blobHex, RowBudget } from '../resultBudget.js';
 
 const [path, busyTimeoutMs] = process.argv.slice(2);
+const SQLITE_HEAP_BYTES = 256 * 1024 * 1024;
 const db = new Database(/** @type {string} */ (path), {
   fileMustExist: true,
   timeout: Number(busyTimeoutMs),
 });
 db.pragma('foreign_keys = ON');
 db.pragma('query_only = ON');
+// SQLite's own allocations fail a statement with SQLITE_NOMEM past this, before the process runs out.
+db.pragma(`hard_heap_limit = ${SQLITE_HEAP_BYTES}`);
 
-/** @param {unknown} value */
-function toWire(value) {
+/**
+ * @param {unknown} value
+ * @param {RowBudget} budget
+ */
+function toWire(value, budget) {
   if (typeof value === 'bigint') {
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
       ? Number(value)
       : value.toString();
   }
-  if (value instanceof Uint8Array) return `0x${Buffer.from(value).toString('hex')}`;
+  if (value instanceof Uint8Array) {
+    const { text, cut } = blobHex(value, budget.cellLimit);
+    if (cut) budget.cellsCut += 1;
+    return text;
+  }
   return value;
 }
 
@@ -26,7 +37,7 @@ function toWire(value) {
 const CHUNK_ROWS = 1_000;
 
 /**
- * @typedef {{ id: number, mode: 'read' | 'write', sql: string, params: unknown[], maxRows: number, rowsAs: 'values' | 'json' }} Request
+ * @typedef {{ id: number, mode: 'read' | 'write', sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
  */
 
 /**
@@ -36,23 +47,29 @@ const CHUNK_ROWS = 1_000;
  * @param {import('better-sqlite3').Statement} stmt
  * @param {Request} request
  */
-function collect(stmt, { id, params, maxRows, rowsAs }) {
+function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
   stmt.safeIntegers(true);
   const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
+  const budget = new RowBudget(maxBytes, cellBytes);
   /** @type {unknown[][]} */
   let rows = [];
   let count = 0;
-  let truncated = false;
+  /** @type {'max_rows' | 'max_bytes' | undefined} */
+  let truncatedBy;
   for (const row of stmt.raw(true).iterate(...params)) {
     if (count === maxRows) {
-      truncated = true;
+      truncatedBy = 'max_rows';
       break;
     }
     const values = /** @type {unknown[]} */ (row);
     // In place: a fresh array per row costs more than the conversion itself.
     for (let i = 0; i < values.length; i++) {
       const value = values[i];
-      if (typeof value === 'bigint' || typeof value === 'object') values[i] = toWire(value);
+      if (typeof value === 'bigint' || typeof value === 'object') values[i] = toWire(value, budget);
+    }
+    if (!budget.take(values)) {
+      truncatedBy = 'max_bytes';
+      break;
     }
     rows.push(values);
     count += 1;
@@ -61,8 +78,9 @@ function collect(stmt, { id, params, maxRows, rowsAs }) {
       rows = [];
     }
   }
-  if (rowsAs === 'json') return { columns, rowsJson: JSON.stringify(rows), rowCount: count, truncated };
-  return { columns, rows, truncated };
+  const truncation = { truncated: truncatedBy !== undefined, truncatedBy, cellsCut: budget.cellsCut };
+  if (rowsAs === 'json') return { columns, rowsJson: JSON.stringify(rows), rowCount: count, ...truncation };
+  return { columns, rows, ...truncation };
 }
 
 /**
@@ -93,7 +111,7 @@ function write(request) {
       return { ok: true, ...result, rowsAffected: Number(after) - Number(before) };
     }
     const info = stmt.run(...request.params);
-    return { ok: true, columns: [], rows: [], truncated: false, rowsAffected: info.changes };
+    return { ok: true, columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: info.changes };
   } finally {
     db.pragma('query_only = ON');
   }

@@ -13,6 +13,7 @@ import {
   type TableSummary,
   valuesOf,
 } from '../database.js';
+import { CATALOG_BUDGET, RESULT_BYTES } from '../resultBudget.js';
 import { SqliteProcessPool } from './processPool.js';
 
 const INTROSPECTION_TIMEOUT_MS = 30_000;
@@ -32,7 +33,7 @@ export class SqliteDatabase implements Database {
   }
 
   async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
-    const result = await this.#pool.run({ mode: 'read', sql, params, maxRows: 100_000 }, signal, INTROSPECTION_TIMEOUT_MS);
+    const result = await this.#pool.run({ mode: 'read', sql, params, ...CATALOG_BUDGET }, signal, INTROSPECTION_TIMEOUT_MS);
     return valuesOf(result.rows);
   }
 
@@ -151,7 +152,7 @@ export class SqliteDatabase implements Database {
   }
 
   async explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
-    const request = { mode: 'read' as const, sql: `EXPLAIN QUERY PLAN ${sql}`, params: [], maxRows: 10_000 };
+    const request = { mode: 'read' as const, sql: `EXPLAIN QUERY PLAN ${sql}`, params: [], ...CATALOG_BUDGET, maxRows: 10_000 };
     const result = await this.#pool.run(request, signal, INTROSPECTION_TIMEOUT_MS);
     return { ...result, rows: valuesOf(result.rows) };
   }
@@ -165,7 +166,14 @@ export class SqliteDatabase implements Database {
   }
 
   #statement(mode: 'read' | 'write', sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
-    const request = { mode, sql, params: options.params ?? [], maxRows: options.maxRows, rowsAs: options.rowsAs ?? 'values' };
+    const request = {
+      mode,
+      sql,
+      params: options.params ?? [],
+      maxRows: options.maxRows,
+      maxBytes: options.maxBytes ?? RESULT_BYTES.default,
+      rowsAs: options.rowsAs ?? 'values',
+    };
     return this.#pool.run(request, options.signal, options.timeoutMs);
   }
 
