@@ -64,7 +64,7 @@ export function createConsent(deps: ConsentDeps): Consent {
   const repeated = requestState !== undefined || inputResponses !== undefined;
   const ask = async (question: ConsentQuestion) => {
     if (repeated) {
-      await deps.signer.verify(requestState, binding);
+      await deps.signer.spend(requestState, binding);
       const answer = isPlainObject(inputResponses) ? inputResponses[CONSENT_KEY] : undefined;
       if (!isPlainObject(answer)) throw invalidParams(`inputResponses.${CONSENT_KEY} is missing`);
       const content = isPlainObject(answer.content) ? answer.content : {};

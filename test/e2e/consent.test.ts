@@ -267,6 +267,25 @@ describe('consent through elicitation (a client that declares it)', () => {
       expect(expectToolSuccess(await answer(args, requestState))).toMatchObject({ rows_affected: 1 });
     });
 
+    it('a consented requestState runs once: the same answer again → 400 -32602, and the row is written once', async () => {
+      const name = `Replayed ${unique()}`;
+      const args = { connection_id: 'demo', sql: `INSERT INTO genres (name) VALUES ('${name}')` };
+      const requestState = await ask(args);
+      expect(expectToolSuccess(await answer(args, requestState))).toMatchObject({ rows_affected: 1 });
+      for (let i = 0; i < 3; i++) expectRpcError(await answer(args, requestState), 400, -32602, 1);
+      expectRpcError(await answer(args, requestState, accept, secondReadWrite), 400, -32602, 1);
+      expect(genresNamed(name)).toBe(1);
+    });
+
+    it('a declined requestState is spent too: accepting it afterwards → 400 -32602, nothing written', async () => {
+      const name = `Declined then accepted ${unique()}`;
+      const args = { connection_id: 'demo', sql: `INSERT INTO genres (name) VALUES ('${name}')` };
+      const requestState = await ask(args);
+      expectToolError(await answer(args, requestState, { [CONSENT_KEY]: { action: 'decline' } }), 'denied');
+      expectRpcError(await answer(args, requestState), 400, -32602, 1);
+      expect(genresNamed(name)).toBe(0);
+    });
+
     it('a requestState that is not a JWS at all → 400 -32602', async () => {
       const args = { connection_id: 'demo', sql: `INSERT INTO genres (name) VALUES ('Garbage ${unique()}')` };
       expectRpcError(await answer(args, 'not-a-state'), 400, -32602, 1);
