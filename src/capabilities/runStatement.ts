@@ -17,10 +17,16 @@ export type Statement = {
   timeoutMs: number;
 };
 
-/** A write needs `tools:write`, a connection that allows writes, and the user's consent to this statement. */
-async function authorizeWrite(ctx: CallContext, connection: SavedConnection, statement: Statement): Promise<void> {
+/**
+ * A write needs `tools:write`, a connection that allows writes, a statement the engine can parse and
+ * prepare (nobody is asked to approve a typo), and the user's consent to this statement.
+ */
+async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db: Database, statement: Statement): Promise<void> {
   requireScopes(ctx.principal, ['tools:read', 'tools:write']);
   requireWritable(connection);
+  await db.check(statement.sql, ctx.signal).catch((error: unknown) => {
+    throw fromDriverError(error);
+  });
   await ctx.consent.ask({ connection, tool: statement.tool, statement: statement.sql, statementKind: statement.kind });
 }
 
@@ -30,7 +36,7 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, sta
  * statement goes into the connection's history.
  */
 export async function runStatement(ctx: CallContext, connection: SavedConnection, db: Database, statement: Statement) {
-  if (statement.kind !== 'read') await authorizeWrite(ctx, connection, statement);
+  if (statement.kind !== 'read') await authorizeWrite(ctx, connection, db, statement);
   ctx.progress(0.3, 1, `Running on ${connection.name}`);
   const started = performance.now();
   const options = {
@@ -62,7 +68,7 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   } catch (error) {
     if (!(kind === 'read' && error instanceof DriverFailure && error.kind === 'not_read_only')) throw failed(error, kind);
     kind = 'write';
-    await authorizeWrite(ctx, connection, { ...statement, kind });
+    await authorizeWrite(ctx, connection, db, { ...statement, kind });
     result = await run(kind).catch((writeError: unknown) => {
       throw failed(writeError, 'write');
     });

@@ -69,11 +69,24 @@ const DENIED_FUNCTIONS: Record<Engine, string[]> = {
     'PG_RELOAD_CONF',
     'PG_ROTATE_LOGFILE',
     'PG_PROMOTE',
-    // These run SQL text, which this classifier never sees.
+    'PG_SIGNAL_BACKEND',
+    'PG_LOG_BACKEND_MEMORY_CONTEXTS',
+    'PG_BACKUP_*',
+    'PG_START_BACKUP',
+    'PG_STOP_BACKUP',
+    'PG_CREATE_RESTORE_POINT',
+    'PG_WAL_REPLAY_*',
+    'PG_REPLICATION_ORIGIN_*',
+    'PG_IMPORT_SYSTEM_COLLATIONS',
+    // These run SQL text, which this classifier never sees (tablefunc, xml2 and the core XML and
+    // text-search functions).
     'QUERY_TO_XML*',
     'CURSOR_TO_XML*',
     'TS_STAT',
     'TS_REWRITE',
+    'CROSSTAB*',
+    'CONNECTBY*',
+    'XPATH_TABLE',
   ],
   mysql: ['LOAD_FILE', 'SYS_EXEC', 'SYS_EVAL'],
 };
@@ -263,6 +276,61 @@ function untrustedRoutine(tokens: SqlToken[]): boolean {
   });
 }
 
+/** Words a constant condition may hold besides literals, numbers and operators. */
+const CONSTANT_WORDS = new Set(['TRUE', 'FALSE', 'NOT', 'AND', 'OR', 'IS', 'NULL']);
+/** Words that end a DELETE's or UPDATE's WHERE condition at its own level. */
+const AFTER_CONDITION = new Set(['RETURNING', 'ORDER', 'LIMIT']);
+const NUMBER = /^[0-9.]/;
+
+/** Whether a condition names nothing (no column, no function): it holds for every row or for none. */
+const constantCondition = (tokens: SqlToken[]) =>
+  tokens.every((t) => t.kind === 'literal' || t.kind === 'punct' || (t.kind === 'word' && (NUMBER.test(t.text) || CONSTANT_WORDS.has(t.text))));
+
+/**
+ * Whether a DELETE, UPDATE or MERGE anywhere in the statement — at its head, after a CTE list, or
+ * inside a CTE — changes every row: a DELETE or UPDATE with no WHERE of its own or a constant one
+ * (`WHERE true`, `WHERE 1 = 1`), a MERGE joined `ON` a constant that deletes or updates. One counts
+ * where it starts a statement: first, or right after a parenthesis (not `ON DELETE`, `FOR UPDATE`,
+ * `ON DUPLICATE KEY UPDATE`, `THEN DELETE`).
+ */
+function changesEveryRow(tokens: SqlToken[]): boolean {
+  return tokens.some((token, at) => {
+    const merge = isWord(token, 'MERGE');
+    if (!merge && !isWord(token, 'DELETE') && !isWord(token, 'UPDATE')) return false;
+    const before = tokens[at - 1];
+    if (at > 0 && !isPunct(before, '(') && !isPunct(before, ')')) return false;
+    const own = ownLevel(tokens, at + 1);
+    if (merge) {
+      // MERGE … ON <constant> matches every row; it changes them all when it deletes or updates them.
+      const on = clause(own, 'ON', new Set(['WHEN']));
+      return on !== undefined && constantCondition(on) && own.some((t, i) => isWord(t, 'THEN') && isWord(own[i + 1], new Set(['DELETE', 'UPDATE'])));
+    }
+    const condition = clause(own, 'WHERE', AFTER_CONDITION);
+    return condition === undefined || constantCondition(condition);
+  });
+}
+
+/** The tokens from `from` to the end of the statement that starts there, with its own nesting depth (0 = its level). */
+function ownLevel(tokens: SqlToken[], from: number): (SqlToken & { depth: number })[] {
+  const own: (SqlToken & { depth: number })[] = [];
+  let depth = 0;
+  for (const token of tokens.slice(from)) {
+    if (isPunct(token, ')') && depth === 0) break;
+    if (isPunct(token, ')')) depth--;
+    own.push({ ...token, depth });
+    if (isPunct(token, '(')) depth++;
+  }
+  return own;
+}
+
+/** The tokens after `keyword` at the statement's own level, up to one of `until` at that level. */
+function clause(own: (SqlToken & { depth: number })[], keyword: string, until: Set<string>): SqlToken[] | undefined {
+  const start = own.findIndex((t) => t.depth === 0 && isWord(t, keyword));
+  if (start === -1) return undefined;
+  const end = own.findIndex((t, i) => i > start && t.depth === 0 && isWord(t, until));
+  return own.slice(start + 1, end === -1 ? undefined : end);
+}
+
 /** Whether a statement that only reads by its verb changes data, locks rows or has other side effects. */
 const writes = (tokens: SqlToken[], engine: Engine) =>
   tokens.some((token, i) => isWord(token, MODIFYING_VERBS) && !isPunct(tokens[i + 1], '(')) ||
@@ -324,6 +392,7 @@ function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement
     const wrapped = tokens.slice(wrappedStart(tokens));
     return { kind: isWord(wrapped[0], ANALYZED_VERBS) ? classifyTokens(wrapped, engine).kind : 'ddl', verb };
   }
+  if (DESTRUCTIVE_VERBS.has(verb) || changesEveryRow(tokens)) return { kind: 'destructive', verb };
   // The engine has the last word: a "read" it calls a write is refused and handled as a write.
   if (READ_VERBS[engine].has(verb)) return { kind: writes(tokens, engine) ? 'write' : 'read', verb };
   if (verb === 'PRAGMA' && engine === 'sqlite') {
@@ -333,8 +402,6 @@ function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement
     const reads = READ_PRAGMAS_WITH_ARGUMENT.has(name) || (READ_PRAGMAS.has(name) && !argument);
     return { kind: reads && !sets ? 'read' : 'write', verb };
   }
-  if (DESTRUCTIVE_VERBS.has(verb)) return { kind: 'destructive', verb };
-  if (verb === 'DELETE' && !hasPhrase(tokens, 'WHERE')) return { kind: 'destructive', verb };
   if (DDL_VERBS.has(verb)) return { kind: 'ddl', verb };
   // Data changes (INSERT, UPDATE, MERGE, CALL, …) and what this cannot read are never run as reads.
   return { kind: 'write', verb };

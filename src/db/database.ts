@@ -114,6 +114,11 @@ export interface Database {
   tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined>;
   countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount>;
   explain(sql: string, signal: AbortSignal): Promise<ResultSet>;
+  /**
+   * Refuses (`invalid_argument`, the engine's message) a statement the engine cannot parse or prepare;
+   * runs nothing. Checked before a write asks for consent, so nobody is asked to approve a typo.
+   */
+  check(sql: string, signal: AbortSignal): Promise<void>;
   /** Runs one statement the caller has classified as a read; the engine refuses it if it writes. */
   read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
   /** Runs one statement that writes, once the user has consented to exactly this statement. */

@@ -23,6 +23,7 @@ export type StatementOptions = {
 
 /** A server's read and write sessions, as its driver keeps them. */
 export type ServerSessions = {
+  check(sql: string, signal: AbortSignal): Promise<void>;
   read(sql: string, options: StatementOptions): Promise<ResultSet>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
   close(): Promise<void>;
@@ -72,6 +73,10 @@ export abstract class ServerDatabase implements Database {
 
   async explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
     return (await this.#use()).read(`EXPLAIN ${sql}`, { ...INTROSPECTION, params: [], signal });
+  }
+
+  async check(sql: string, signal: AbortSignal): Promise<void> {
+    await (await this.#use()).check(sql, signal);
   }
 
   async read(sql: string, options: ReadOptions): Promise<ResultSet> {

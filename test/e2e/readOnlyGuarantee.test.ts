@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/app/config.js';
 import type { Engine } from '../../src/db/database.js';
 import { BYPASS_CORPUS, type BypassShape } from '../helpers/bypassCorpus.js';
-import { ELICITATION_META, expectInputRequired } from '../helpers/consentRoundTrip.js';
+import { ELICITATION_META, expectInputRequired, expectToolError } from '../helpers/consentRoundTrip.js';
 import { canaryFiles, databaseSnapshot } from '../helpers/databaseSnapshot.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { mintToken } from '../helpers/legacyAssertions.js';
@@ -71,6 +71,12 @@ const UNREADABLE: Record<Engine, string[]> = {
     'FROBNICATE sluice_canary',
   ],
   mysql: ['(SELECT id FROM sluice_canary)', 'CALL sluice_canary_proc()', 'FROBNICATE sluice_canary'],
+};
+/** Of those, the ones the engine itself cannot parse or prepare: refused before anyone is asked. */
+const INVALID: Record<Engine, string[]> = {
+  sqlite: ['(SELECT id FROM sluice_canary)', 'FROBNICATE sluice_canary', 'SELEC 1', "INSERT INTO sluice_canary (id, note) VALUE (9, 'x')"],
+  postgres: ['FROBNICATE sluice_canary', 'SELEC 1', "INSERT INTO sluice_canary (id, note) VALUE (9, 'x')"],
+  mysql: ['FROBNICATE sluice_canary', 'SELEC 1', "INSERT INTO sluice_canary (id, note) VALUS (9, 'x')"],
 };
 
 /** A procedure that empties the canary, for CALL: created before the first snapshot. */
@@ -181,8 +187,17 @@ describe.each(engines)('the read-only guarantee on %s', (engine) => {
       await expectUnchanged(sql);
     });
 
-    it.each(UNREADABLE[engine])('readWrite token: %s asks for consent first', async (sql) => {
+    it.each(UNREADABLE[engine].filter((sql) => !INVALID[engine].includes(sql)))('readWrite token: %s asks for consent first', async (sql) => {
       expectInputRequired(await execute(sql, readWrite, ELICITATION_META), sql);
+      await expectUnchanged(sql);
+    });
+
+    it.each(INVALID[engine])('readWrite token: %s does not parse or prepare → invalid_argument, and nobody is asked', async (sql) => {
+      const before = app.dialogs.list().length;
+      const text = expectToolError(await execute(sql, readWrite, ELICITATION_META), 'invalid_argument');
+      expect(text).toMatch(/^invalid_argument: the statement is not valid: .*(syntax|near|prepare|error)/i);
+      expect(expectToolError(await execute(sql, readWrite), 'invalid_argument')).toBe(text);
+      expect(app.dialogs.list()).toHaveLength(before);
       await expectUnchanged(sql);
     });
   });

@@ -262,8 +262,10 @@ describe('classifyStatement (PostgreSQL)', () => {
     ['SELECT * FROM t FOR NO KEY UPDATE', 'write'],
     ['SELECT * FROM t FOR KEY SHARE', 'write'],
     ['SELECT * INTO t2 FROM t', 'write'],
-    ['WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d', 'write'],
-    ['WITH m AS (MERGE INTO t USING u ON true WHEN MATCHED THEN DELETE RETURNING *) SELECT 1', 'write'],
+    ['WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d', 'destructive'],
+    ['WITH d AS (DELETE FROM t WHERE id = 1 RETURNING *) SELECT * FROM d', 'write'],
+    ['WITH m AS (MERGE INTO t USING u ON true WHEN MATCHED THEN DELETE RETURNING *) SELECT 1', 'destructive'],
+    ['WITH m AS (MERGE INTO t USING u ON t.id = u.id WHEN MATCHED THEN DELETE RETURNING *) SELECT 1', 'write'],
     ["SELECT nextval('s')", 'write'],
     ["SELECT pg_catalog.setval('s', 1)", 'write'],
     ['SELECT pg_try_advisory_xact_lock_shared(1)', 'write'],
@@ -272,7 +274,8 @@ describe('classifyStatement (PostgreSQL)', () => {
     ["NOTIFY ch, 'x'", 'write'],
     ['CALL p()', 'write'],
     ['INSERT INTO t VALUES (1)', 'write'],
-    ['MERGE INTO t USING u ON true WHEN MATCHED THEN DELETE', 'write'],
+    ['MERGE INTO t USING u ON true WHEN MATCHED THEN DELETE', 'destructive'],
+    ['MERGE INTO t USING u ON t.id = u.id WHEN MATCHED THEN DELETE', 'write'],
     ['LOCK TABLE t', 'write'],
     ['DELETE FROM t WHERE id = 1', 'write'],
     ['DELETE FROM t', 'destructive'],
@@ -528,5 +531,42 @@ describe('properties', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('the destructive rule holds wherever the statement sits (issue 16, finding 6)', () => {
+  it.each([
+    ['sqlite', 'WITH x AS (SELECT 1) DELETE FROM t'],
+    ['sqlite', 'WITH x AS (SELECT 1) UPDATE t SET a = 1'],
+    ['sqlite', 'DELETE FROM t WHERE true'],
+    ['sqlite', 'DELETE FROM t WHERE 1 = 1'],
+    ['sqlite', "DELETE FROM t WHERE 'a' = 'a' OR NULL IS NULL"],
+    ['sqlite', 'UPDATE t SET a = 1'],
+    ['sqlite', 'UPDATE t SET a = (SELECT b FROM u WHERE u.id = 1)'],
+    ['postgres', 'WITH d AS (DELETE FROM t RETURNING *) SELECT count(*) FROM d'],
+    ['postgres', 'WITH u AS (UPDATE t SET a = 1 RETURNING *) SELECT 1'],
+    ['postgres', 'DELETE FROM t USING (SELECT 1 WHERE x = 1) s'],
+    ['postgres', 'DELETE FROM t WHERE (1 = 1)'],
+    ['postgres', 'EXPLAIN ANALYZE UPDATE t SET a = 1'],
+    ['mysql', 'DELETE t FROM t JOIN u ON t.id = u.id'],
+    ['mysql', 'DELETE FROM t LIMIT 10'],
+    ['mysql', 'UPDATE t SET a = 1 ORDER BY id'],
+    ['mysql', 'WITH x AS (SELECT 1) DELETE FROM t'],
+  ] as const)('%s: %s → destructive', (engine, sql) => {
+    expect(classifyStatement(sql, engine).kind).toBe('destructive');
+  });
+
+  it.each([
+    ['sqlite', 'WITH x AS (SELECT 1) DELETE FROM t WHERE id IN x'],
+    ['sqlite', 'UPDATE t SET a = 1 WHERE id = 2'],
+    ['postgres', 'WITH d AS (DELETE FROM t WHERE id = $1 RETURNING *) SELECT 1'],
+    ['postgres', 'DELETE FROM t WHERE id = 1 RETURNING *'],
+    ['postgres', 'INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET a = 2'],
+    ['postgres', 'SELECT * FROM t FOR UPDATE'],
+    ['mysql', 'INSERT INTO t VALUES (1) ON DUPLICATE KEY UPDATE a = 2'],
+    ['mysql', 'DELETE FROM t WHERE id = 1 LIMIT 1'],
+    ['sqlite', "CREATE TABLE c (id INTEGER REFERENCES p (id) ON DELETE CASCADE ON UPDATE CASCADE)"],
+  ] as const)('%s: %s → not destructive', (engine, sql) => {
+    expect(classifyStatement(sql, engine).kind).not.toBe('destructive');
   });
 });

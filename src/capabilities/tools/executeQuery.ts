@@ -61,7 +61,7 @@ export const executeQuery: Tool<Args> = {
     const { kind } = classifyStatement(args.sql, db.engine);
     if (kind === 'destructive') {
       requireScopes(ctx.principal, ['tools:read', 'tools:write']);
-      throw new ToolError('unsupported', 'DROP, TRUNCATE and DELETE without WHERE run only through confirm_destructive_operation');
+      throw new ToolError('unsupported', 'DROP, TRUNCATE, and a DELETE or UPDATE of every row (no WHERE, or a constant one, wherever it sits) run only through confirm_destructive_operation');
     }
     return runStatement(ctx, connection, db, {
       tool: 'execute_query',

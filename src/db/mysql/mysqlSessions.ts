@@ -1,5 +1,6 @@
 import mysql from 'mysql2';
-import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { ErrorCode, ProtocolError, ToolError } from '../../protocol/errors.js';
+import { redact } from '../redact.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
@@ -15,6 +16,8 @@ const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'ECONNREFUSED', 
 const ENGINE_TIMEOUTS = new Set([1969, 3024]);
 const READ_ONLY_TRANSACTION = 1792;
 const INTERRUPTED = 1317;
+const PARSE_ERROR = 1064;
+const UNSUPPORTED_PREPARE = 1295;
 
 type MysqlError = Error & { code?: string; errno?: number; fatal?: boolean };
 type Field = { name: string; columnType?: number; type?: number };
@@ -51,6 +54,31 @@ export class MysqlSessions implements ServerSessions {
     this.#secrets = address.password ? [address.password] : [];
     this.#reads = mysql.createPool({ ...this.#config, connectionLimit: 4, maxIdle: 4, idleTimeout: 30_000 });
     this.#writes = mysql.createPool({ ...this.#config, connectionLimit: 2, maxIdle: 2, idleTimeout: 30_000 });
+  }
+
+  /**
+   * Prepares the statement on a read session (the binary protocol's prepare runs nothing) and closes
+   * it. A statement the server cannot prepare at all (`ER_UNSUPPORTED_PS`) passes: it is checked when
+   * it runs.
+   */
+  async check(sql: string, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
+      this.#reads.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
+    );
+    try {
+      await new Promise<void>((resolve, reject) =>
+        connection.prepare(sql, (error, statement) => {
+          if (!error) {
+            statement.close();
+            resolve();
+          } else if (error.errno === UNSUPPORTED_PREPARE) resolve();
+          else reject(error.errno === PARSE_ERROR ? new ToolError('invalid_argument', `the statement is not valid: ${redact(error.message, this.#secrets)}`) : this.#failure(error));
+        }),
+      );
+    } finally {
+      connection.release();
+    }
   }
 
   read(sql: string, options: StatementOptions): Promise<ResultSet> {

@@ -7,6 +7,7 @@ import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import { cancellable, int64, toWireValue } from '../serverValues.js';
 import { tokenize } from '../sqlTokens.js';
 import { RowBudget } from '../resultBudget.js';
+import { assertParses } from './postgresParser.js';
 import { GuardedSocket } from './rowGuard.js';
 
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -65,6 +66,10 @@ export class PostgresSessions implements ServerSessions {
     // An idle session the server dropped: the pool discards it and opens another on next use.
     this.#reads.on('error', ignore);
     this.#writes.on('error', ignore);
+  }
+
+  check(sql: string): Promise<void> {
+    return assertParses(sql);
   }
 
   /**

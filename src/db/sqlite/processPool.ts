@@ -1,12 +1,13 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
-import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { ErrorCode, ProtocolError, ToolError } from '../../protocol/errors.js';
 import { JsonRows, type ResultSet, type Rows } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 
 export type SqliteStatement = {
-  mode: 'read' | 'write';
+  /** `check` prepares the statement and runs nothing. */
+  mode: 'read' | 'write' | 'check';
   sql: string;
   params: unknown[];
   maxRows: number;
@@ -30,7 +31,8 @@ function joinedRows(chunks: string[], last: string): string {
 const UNREACHABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_ABORT']);
 
 /** An error SQLite raised for a statement (`code` is SQLite's, or the query process's `not_read_only`). */
-function sqliteFailure(code: string, message: string): DriverFailure {
+function sqliteFailure(code: string, message: string): DriverFailure | ToolError {
+  if (code === 'does_not_prepare') return new ToolError('invalid_argument', `the statement is not valid: ${message}`);
   const kind = code === 'not_read_only' ? 'not_read_only' : UNREACHABLE_CODES.has(code) ? 'not_connected' : 'query_failed';
   return new DriverFailure(kind, message);
 }

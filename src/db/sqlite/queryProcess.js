@@ -37,7 +37,7 @@ function toWire(value, budget) {
 const CHUNK_ROWS = 1_000;
 
 /**
- * @typedef {{ id: number, mode: 'read' | 'write', sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
+ * @typedef {{ id: number, mode: 'read' | 'write' | 'check', sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
  */
 
 /**
@@ -117,12 +117,25 @@ function write(request) {
   }
 }
 
+/**
+ * Prepares the statement and runs nothing: a statement SQLite cannot prepare is `does_not_prepare`.
+ * @param {Request} request
+ */
+function check(request) {
+  try {
+    db.prepare(request.sql);
+  } catch (error) {
+    return { ok: false, error: { code: 'does_not_prepare', message: /** @type {Error} */ (error).message } };
+  }
+  return { ok: true, columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: 0 };
+}
+
 process.on(
   'message',
   (/** @type {Request} */ request) => {
     let reply;
     try {
-      reply = request.mode === 'write' ? write(request) : read(request);
+      reply = request.mode === 'write' ? write(request) : request.mode === 'check' ? check(request) : read(request);
     } catch (error) {
       const err = /** @type {{ message?: string, code?: string }} */ (error);
       reply = {

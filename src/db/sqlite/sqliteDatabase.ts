@@ -157,6 +157,10 @@ export class SqliteDatabase implements Database {
     return { ...result, rows: valuesOf(result.rows) };
   }
 
+  async check(sql: string, signal: AbortSignal): Promise<void> {
+    await this.#pool.run({ mode: 'check', sql, params: [], ...CATALOG_BUDGET }, signal, INTROSPECTION_TIMEOUT_MS);
+  }
+
   read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
     return this.#statement('read', sql, options);
   }
