@@ -2,7 +2,7 @@ import { chmodSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { shown } from '../protocol/errors.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
-import { type ControlRequest, type ControlResponse, controlSocketPath } from './controlSocket.js';
+import { type ControlRequest, type ControlResponse, controlSocketPath, newControlSocketPath, removeControlSocketDir } from './controlSocket.js';
 
 export type ControlHandlers = Record<string, (params: Record<string, unknown>) => unknown>;
 
@@ -55,7 +55,8 @@ function serveConnection(socket: Socket, handlers: ControlHandlers): void {
 
 /** One application per support directory: a second one is refused before it touches anything. */
 export async function assertNotRunning(dataDir: string): Promise<void> {
-  if (await isListening(controlSocketPath(dataDir))) {
+  const path = controlSocketPath(dataDir);
+  if (path !== undefined && (await isListening(path))) {
     throw new Error(`Sluice is already running with the support directory ${dataDir}`);
   }
 }
@@ -65,7 +66,7 @@ export async function assertNotRunning(dataDir: string): Promise<void> {
  * newline-delimited JSON over a socket only the user can open. A stale socket file is replaced.
  */
 export async function startControlServer(dataDir: string, handlers: ControlHandlers): Promise<{ close(): Promise<void> }> {
-  const path = controlSocketPath(dataDir);
+  const path = newControlSocketPath(dataDir);
   if (process.platform !== 'win32') rmSync(path, { force: true });
   const server: Server = createServer((socket) => serveConnection(socket, handlers));
   await new Promise<void>((resolve, reject) => {
@@ -77,7 +78,10 @@ export async function startControlServer(dataDir: string, handlers: ControlHandl
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        if (process.platform !== 'win32') rmSync(path, { force: true });
+        if (process.platform !== 'win32') {
+          rmSync(path, { force: true });
+          removeControlSocketDir(dataDir);
+        }
       }),
   };
 }

@@ -9,8 +9,10 @@ export class NotRunning extends Error {
 
 /** Sends one command to the running application and resolves with its result. */
 export function callControl(dataDir: string, method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+  const path = controlSocketPath(dataDir);
+  if (path === undefined) return Promise.reject(new NotRunning(dataDir));
   return new Promise((resolve, reject) => {
-    const socket = connect(controlSocketPath(dataDir));
+    const socket = connect(path);
     let buffer = '';
     socket.setEncoding('utf8');
     socket.once('connect', () => socket.write(`${JSON.stringify({ id: 1, method, params })}\n`));
