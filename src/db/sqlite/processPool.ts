@@ -149,7 +149,7 @@ export class SqliteProcessPool {
       child.on('message', onMessage);
       child.once('error', onError);
       child.once('exit', onExit);
-      child.send({ id, ...request });
+      child.send({ id, timeoutMs, ...request });
     });
   }
 }

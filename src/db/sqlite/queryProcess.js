@@ -1,6 +1,8 @@
 // A child process that owns one read connection to one SQLite file. Plain JavaScript so the same file
 // serves `src/` (tests) and `dist/`. A process, not a worker thread: a statement busy inside SQLite
 // cannot be interrupted from another thread, but a process can always be killed (see docs/design.md).
+import { URL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { blobHex, RowBudget } from '../resultBudget.js';
 
@@ -37,7 +39,7 @@ function toWire(value, budget) {
 const CHUNK_ROWS = 1_000;
 
 /**
- * @typedef {{ id: number, mode: 'read' | 'write' | 'check', sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
+ * @typedef {{ id: number, mode: 'read' | 'write' | 'check', timeoutMs: number, sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
  */
 
 /**
@@ -117,6 +119,14 @@ function write(request) {
   }
 }
 
+/** Past the statement's timeout the server kills this process; past this much more, it ends itself. */
+const OWN_DEADLINE_GRACE_MS = 1_000;
+// The running statement's own deadline (ms since the epoch; 0 while idle), read by the watchdog.
+const deadline = new BigInt64Array(new SharedArrayBuffer(8));
+new Worker(new URL('./watchdog.js', import.meta.url), {
+  workerData: { deadline, parent: process.ppid, pollMs: 100 },
+}).unref();
+
 /**
  * Prepares the statement and runs nothing: a statement SQLite cannot prepare is `does_not_prepare`.
  * @param {Request} request
@@ -134,6 +144,7 @@ process.on(
   'message',
   (/** @type {Request} */ request) => {
     let reply;
+    Atomics.store(deadline, 0, BigInt(Date.now() + (request.timeoutMs ?? 0) + OWN_DEADLINE_GRACE_MS));
     try {
       reply = request.mode === 'write' ? write(request) : request.mode === 'check' ? check(request) : read(request);
     } catch (error) {
@@ -143,6 +154,7 @@ process.on(
         error: { code: err.code ?? 'SQLITE_ERROR', message: err.message ?? String(error) },
       };
     }
+    Atomics.store(deadline, 0, 0n);
     process.send?.({ id: request.id, ...reply });
   },
 );
