@@ -5,7 +5,6 @@ import type { Principal } from '../auth/principal.js';
 import { connectionUri } from '../capabilities/resources/uri.js';
 import type { Change } from '../db/changeFeed.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
-import { valuesOf } from '../db/database.js';
 import { ActorKeys } from './actorKeys.js';
 import type { AppClock } from './clock.js';
 
@@ -101,7 +100,7 @@ export class Subscriptions {
     });
   }
 
-  /** Notices schema changes made outside Sluice by watching SQLite's schema version. */
+  /** Notices schema changes made outside Sluice by polling each engine's own schema fingerprint. */
   #pollSchemas(connectionIds: string[], versions: Map<string, unknown>, changed: (id: string) => void): () => void {
     if (connectionIds.length === 0) return () => {};
     const controller = new AbortController();
@@ -110,11 +109,10 @@ export class Subscriptions {
       for (const id of connectionIds) {
         const connection = this.#catalog.get(id);
         if (!connection || controller.signal.aborted) continue;
-        const result = await this.#catalog
+        const version = await this.#catalog
           .database(connection)
-          .read('SELECT schema_version FROM pragma_schema_version', { maxRows: 1, timeoutMs: 5_000, signal: controller.signal })
+          .schemaVersion(controller.signal)
           .catch(() => undefined);
-        const version = result && valuesOf(result.rows)[0]?.[0];
         if (version === undefined) continue;
         if (versions.has(id) && versions.get(id) !== version) changed(id);
         versions.set(id, version);

@@ -105,6 +105,11 @@ export type BrowseRequest = {
 
 export interface Database {
   readonly engine: Engine;
+  /**
+   * A cheap fingerprint of the schema, polled to notice changes made outside Sluice: it differs after
+   * a table, view or column is created, changed or dropped. Each engine asks its own catalog.
+   */
+  schemaVersion(signal: AbortSignal): Promise<string>;
   /** The database (file or catalog) names this connection can reach. */
   listDatabases(signal: AbortSignal): Promise<string[]>;
   listSchemas(signal: AbortSignal): Promise<string[]>;

@@ -58,6 +58,7 @@ export abstract class ServerDatabase implements Database {
     return this.#sessions;
   }
 
+  protected abstract readonly schemaVersionSql: string;
   abstract listDatabases(signal: AbortSignal): Promise<string[]>;
   abstract listSchemas(signal: AbortSignal): Promise<string[]>;
   abstract defaultSchema(): string;
@@ -69,6 +70,10 @@ export abstract class ServerDatabase implements Database {
   /** A catalog query's rows. */
   protected async rows(sql: string, params: unknown[], signal: AbortSignal): Promise<unknown[][]> {
     return (await (await this.#use()).read(sql, { ...INTROSPECTION, params, signal })).rows;
+  }
+
+  async schemaVersion(signal: AbortSignal): Promise<string> {
+    return String((await this.rows(this.schemaVersionSql, [], signal))[0]?.[0]);
   }
 
   async explain(sql: string, signal: AbortSignal): Promise<ResultSet> {

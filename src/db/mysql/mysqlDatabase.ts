@@ -14,6 +14,11 @@ type Relation = { schema: string; name: string; type: TableKind };
 export class MysqlDatabase extends ServerDatabase {
   readonly engine = 'mysql' as const;
   readonly #database: string;
+  /** Tables and columns of the connection's database: their count and newest creation (ALTER rebuilds). */
+  protected readonly schemaVersionSql = `SELECT CONCAT(
+      (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()), ':',
+      (SELECT COALESCE(MAX(CREATE_TIME), '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()), ':',
+      (SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()))`;
 
   constructor(address: ServerAddress) {
     super(async () => new (await import('./mysqlSessions.js')).MysqlSessions(address), dialect);

@@ -15,6 +15,9 @@ type Relation = { oid: number; schema: string; name: string; type: TableKind };
 export class PostgresDatabase extends ServerDatabase {
   readonly engine = 'postgres' as const;
   readonly #database: string;
+  /** A relation created, altered (its pg_class row is rewritten) or dropped changes it; temp tables do not. */
+  protected readonly schemaVersionSql =
+    "SELECT count(*) || ':' || coalesce(max(xmin::text::bigint), 0) FROM pg_class WHERE relpersistence <> 't'";
 
   constructor(address: ServerAddress) {
     super(async () => new (await import('./postgresSessions.js')).PostgresSessions(address), dialect);

@@ -37,6 +37,10 @@ export class SqliteDatabase implements Database {
     return valuesOf(result.rows);
   }
 
+  async schemaVersion(signal: AbortSignal): Promise<string> {
+    return String((await this.#rows('SELECT schema_version FROM pragma_schema_version', [], signal))[0]?.[0]);
+  }
+
   defaultSchema(): string {
     return 'main';
   }
