@@ -5,7 +5,7 @@ import { ProtocolError, ToolError } from '../protocol/errors.js';
 export function fromDriverError(error: unknown): ProtocolError | ToolError {
   if (error instanceof ProtocolError || error instanceof ToolError) return error;
   if (error instanceof DriverFailure) {
-    return new ToolError(error.kind === 'not_read_only' ? 'query_failed' : error.kind, error.message);
+    return new ToolError(error.kind === 'not_read_only' ? 'query_failed' : error.kind, error.message, error.engineCode);
   }
   return new ToolError('internal_failure', 'the tool failed unexpectedly');
 }

@@ -56,14 +56,21 @@ export function toolErrorResult(error: ToolError) {
 
 const inputRequired = (error: InputRequired) => ({ resultType: 'input_required', ...error.result });
 
-/** In a resource read or a prompt, a tool-level failure becomes the protocol error that fits it. */
+/** Tool-level failures a resource read or a prompt answers with the contract's `-32602`: the caller's input was refused. */
+const REFUSED_INPUT = new Set(['not_found', 'invalid_argument', 'query_failed', 'unsupported']);
+
+/**
+ * In a resource read or a prompt, a tool-level failure becomes the protocol error that fits it: what
+ * the database refused because of the caller's input is `-32602` (an unknown schema on SQLite was once
+ * `-32603`); only a failure of Sluice itself is `-32603`.
+ */
 function asProtocolError(error: unknown): unknown {
   if (error instanceof InputRequired) return error;
   const typed = fromDriverError(error);
   if (!(typed instanceof ToolError)) return typed;
-  if (typed.code === 'not_found' || typed.code === 'invalid_argument')
-    return invalidParams(redact(typed.message));
-  if (typed.code === 'not_connected')
+  if (REFUSED_INPUT.has(typed.code)) return invalidParams(`${typed.code}: ${redact(typed.message)}`);
+  if (typed.code === 'denied') return new ProtocolError(ErrorCode.Forbidden, redact(typed.message));
+  if (typed.code === 'not_connected' || typed.code === 'timeout')
     return new ProtocolError(ErrorCode.ServerUnavailable, redact(typed.message));
   return new ProtocolError(ErrorCode.InternalError, `${typed.code}: ${redact(typed.message)}`);
 }
@@ -146,13 +153,14 @@ export function createMethodTable(
           }
           if (ctx.signal.aborted) {
             // Cancelled, revoked, disconnected or past the deadline: the request's actor answers for it.
-            const why = ctx.signal.reason instanceof ProtocolError ? ctx.signal.reason.message : 'the request ended first';
-            record('error', { error: `user_cancelled: ${why}` });
+            record('error', { error: 'user_cancelled' });
             throw error;
           }
           const typed = fromDriverError(error);
           const refused = typed instanceof ProtocolError ? typed.code === ErrorCode.Forbidden : typed.code === 'denied';
-          record(refused ? 'denied' : 'error', { error: `${typed.code}: ${typed.message}` });
+          // Codes only: a driver's message can quote the statement and its bound values.
+          const engineCode = typed instanceof ToolError ? typed.engineCode : undefined;
+          record(refused ? 'denied' : 'error', { error: engineCode ? `${typed.code} (${engineCode})` : String(typed.code) });
           if (typed instanceof ToolError) return toolErrorResult(typed);
           throw typed;
         }

@@ -7,12 +7,17 @@ import { redact } from './redact.js';
  */
 export type FailureKind = 'not_connected' | 'timeout' | 'not_read_only' | 'query_failed';
 
-/** The message is redacted when the failure is made: the general rules plus the connection's own secrets. */
+/**
+ * The message is redacted when the failure is made: the general rules plus the connection's own
+ * secrets. `engineCode` (SQLSTATE, MySQL error number, SQLite result code) is what the activity log
+ * keeps: a driver's message can quote the statement and its values, so it is never stored.
+ */
 export class DriverFailure extends Error {
   constructor(
     readonly kind: FailureKind,
     message: string,
     secrets: readonly string[] = [],
+    readonly engineCode?: string,
   ) {
     super(redact(message, secrets));
     this.name = 'DriverFailure';

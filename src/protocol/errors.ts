@@ -94,11 +94,14 @@ export type ToolErrorCode = (typeof toolErrorCodes)[number];
 
 export class ToolError extends Error {
   readonly code: ToolErrorCode;
+  /** The database's own code for the failure (SQLSTATE, error number), the part the activity log keeps. */
+  readonly engineCode: string | undefined;
 
-  constructor(code: ToolErrorCode, message: string) {
+  constructor(code: ToolErrorCode, message: string, engineCode?: string) {
     super(message);
     this.name = 'ToolError';
     this.code = code;
+    this.engineCode = engineCode;
   }
 }
 

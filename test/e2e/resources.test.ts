@@ -92,6 +92,10 @@ describe('resources', () => {
       'sluice://connections/demo/tables/nope',
       'sluice://connections/demo/history?limit=9999',
       'sluice://connections/demo/tables?colour=red',
+      // An unknown schema was -32603 on SQLite (issue 16, finding 10).
+      'sluice://connections/demo/tables?schema=nope',
+      'sluice://connections/demo/tables/books?schema=nope',
+      'sluice://connections/demo/tables/books/ddl?schema=nope',
       'not a uri',
     ]) {
       const res = await mcp(app, 'resources/read', { uri });

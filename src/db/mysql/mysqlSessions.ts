@@ -255,7 +255,7 @@ export class MysqlSessions implements ServerSessions {
     if (error.fatal || LOST.has(error.code ?? '')) {
       return new DriverFailure('not_connected', `the connection to the MySQL server was lost: ${error.message}`, this.#secrets);
     }
-    return new DriverFailure('query_failed', error.message, this.#secrets);
+    return new DriverFailure('query_failed', error.message, this.#secrets, error.errno === undefined ? error.code : String(error.errno));
   }
 }
 

@@ -182,12 +182,12 @@ export class PostgresSessions implements ServerSessions {
     if (code === '57014' && /statement timeout/.test(error.message)) {
       return new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
     }
-    if (code === '25006') return new DriverFailure('not_read_only', error.message, this.#secrets);
+    if (code === '25006') return new DriverFailure('not_read_only', error.message, this.#secrets, code);
     // Lost sessions (no SQLSTATE), server shutdown (57P0x) and connection exceptions (08xxx).
     if (code === '' || code.startsWith('57P') || code.startsWith('08')) {
       return new DriverFailure('not_connected', `the connection to the PostgreSQL server was lost: ${error.message}`, this.#secrets);
     }
-    return new DriverFailure('query_failed', error.message, this.#secrets);
+    return new DriverFailure('query_failed', error.message, this.#secrets, code || undefined);
   }
 }
 

@@ -34,7 +34,7 @@ const UNREACHABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_C
 function sqliteFailure(code: string, message: string): DriverFailure | ToolError {
   if (code === 'does_not_prepare') return new ToolError('invalid_argument', `the statement is not valid: ${message}`);
   const kind = code === 'not_read_only' ? 'not_read_only' : UNREACHABLE_CODES.has(code) ? 'not_connected' : 'query_failed';
-  return new DriverFailure(kind, message);
+  return new DriverFailure(kind, message, [], code);
 }
 
 const QUERY_PROCESS = fileURLToPath(new URL('./queryProcess.js', import.meta.url));

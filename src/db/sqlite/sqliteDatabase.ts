@@ -13,6 +13,7 @@ import {
   type TableSummary,
   valuesOf,
 } from '../database.js';
+import { ToolError } from '../../protocol/errors.js';
 import { CATALOG_BUDGET, RESULT_BYTES } from '../resultBudget.js';
 import { SqliteProcessPool } from './processPool.js';
 
@@ -58,7 +59,13 @@ export class SqliteDatabase implements Database {
     return rows.map((r) => String(r[0]));
   }
 
+  /** Whether `schema` is one of the connection's attached databases (`main`, `temp`, …). */
+  async #hasSchema(schema: string, signal: AbortSignal): Promise<boolean> {
+    return (await this.listSchemas(signal)).includes(schema);
+  }
+
   async listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]> {
+    if (schema !== undefined && !(await this.#hasSchema(schema, signal))) throw new ToolError('not_found', `no schema "${schema}"`);
     const schemas = schema === undefined ? await this.listSchemas(signal) : [schema];
     const tables: TableSummary[] = [];
     for (const s of schemas) {
@@ -79,6 +86,7 @@ export class SqliteDatabase implements Database {
     table: string,
     signal: AbortSignal,
   ): Promise<TableDescription | undefined> {
+    if (!(await this.#hasSchema(schema, signal))) return undefined;
     const found = await this.#rows(
       `SELECT name, type FROM ${quoteIdent(schema)}.sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE`,
       [table],
@@ -126,6 +134,7 @@ export class SqliteDatabase implements Database {
   }
 
   async tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined> {
+    if (!(await this.#hasSchema(schema, signal))) return undefined;
     const rows = await this.#rows(
       `SELECT sql FROM ${quoteIdent(schema)}.sqlite_schema WHERE tbl_name = ? COLLATE NOCASE AND sql IS NOT NULL
        ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name`,
