@@ -1,6 +1,7 @@
 import type { SubscriptionCloseReason } from '../../machines/subscription.js';
 import { subscriptionId, type Supervisor } from '../../machines/supervisor.js';
 import { canUseConnection } from '../auth/access.js';
+import { rateLimited } from '../auth/callerLimits.js';
 import type { Principal } from '../auth/principal.js';
 import { connectionUri } from '../capabilities/resources/uri.js';
 import type { Change } from '../db/changeFeed.js';
@@ -10,6 +11,10 @@ import type { AppClock } from './clock.js';
 
 /** How often the schema of a subscribed connection is checked for changes made outside Sluice. */
 export const SCHEMA_POLL_MS = 5_000;
+/** Open streams per token (decisions.md): the server's 64 connections are everyone's. */
+export const MAX_STREAMS_PER_TOKEN = 8;
+/** What a caller over the stream cap is told to wait: streams end when their clients close them. */
+const STREAM_RETRY_AFTER_SECONDS = 5;
 
 export type Honoured = { resourcesListChanged?: true; resourceSubscriptions?: string[] };
 
@@ -35,11 +40,33 @@ export class Subscriptions {
   readonly #clock: AppClock;
   /** Reused keys: see ActorKeys. */
   readonly keys = new ActorKeys(subscriptionId);
+  /** Open streams per principal. */
+  readonly #open = new Map<string, number>();
 
   constructor(supervisor: Supervisor, catalog: ConnectionCatalog, clock: AppClock) {
     this.#supervisor = supervisor;
     this.#catalog = catalog;
     this.#clock = clock;
+  }
+
+  /**
+   * Takes one of the caller's stream slots, or refuses with `-33010` (429, `Retry-After`) when it has
+   * `MAX_STREAMS_PER_TOKEN` open; returns the function that gives the slot back.
+   */
+  admit(principal: Principal): () => void {
+    const open = this.#open.get(principal.id) ?? 0;
+    if (open >= MAX_STREAMS_PER_TOKEN) {
+      throw rateLimited(STREAM_RETRY_AFTER_SECONDS, `Rate limited: at most ${MAX_STREAMS_PER_TOKEN} open subscriptions/listen streams per token`);
+    }
+    this.#open.set(principal.id, open + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#open.get(principal.id) ?? 1) - 1;
+      if (left === 0) this.#open.delete(principal.id);
+      else this.#open.set(principal.id, left);
+    };
   }
 
   /** What of a request can be honoured: list changes, and schema URIs of connections the caller can see. */

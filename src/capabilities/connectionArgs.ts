@@ -41,7 +41,7 @@ export function useConnection(ctx: CallContext, id: string): { connection: Saved
   if (!canUseConnection(ctx.principal, connection)) {
     throw forbidden(`Forbidden: connection "${id}" is not available to this client`);
   }
-  return { connection, db: ctx.catalog.database(connection) };
+  return { connection, db: ctx.catalog.shares.forToken(ctx.catalog.database(connection), connection.id, ctx.principal.id) };
 }
 
 export async function describeOrFail(

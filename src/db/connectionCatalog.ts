@@ -6,6 +6,7 @@ import { parseServerUrl } from './connectionUrl.js';
 import type { Database } from './database.js';
 import { MysqlDatabase } from './mysql/mysqlDatabase.js';
 import { PostgresDatabase } from './postgres/postgresDatabase.js';
+import { SessionShares } from './sessionShares.js';
 import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
 
 /** The saved connections and their drivers, each opened on first use. */
@@ -14,6 +15,8 @@ export class ConnectionCatalog {
   readonly #open = new Map<string, Database>();
   /** Schema changes made through Sluice, and changes to the set of connections. */
   readonly changes = new ChangeFeed();
+  /** Each token's share of each connection's sessions. */
+  readonly shares = new SessionShares();
 
   constructor(connections: SavedConnection[]) {
     this.#connections = new Map(connections.map((c) => [c.id, c]));

@@ -105,6 +105,8 @@ export type BrowseRequest = {
 
 export interface Database {
   readonly engine: Engine;
+  /** Statements the connection runs at once (its read pool); each token may use half (SessionShares). */
+  readonly sessions: number;
   /**
    * A cheap fingerprint of the schema, polled to notice changes made outside Sluice: it differs after
    * a table, view or column is created, changed or dropped. Each engine asks its own catalog.

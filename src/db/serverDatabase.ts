@@ -30,6 +30,8 @@ export type ServerSessions = {
 };
 
 const INTROSPECTION = { ...CATALOG_BUDGET, timeoutMs: 30_000 };
+/** Sessions in each server connection's read pool (writes have a pool of their own). */
+export const READ_SESSIONS = 4;
 
 const statementOptions = (options: ReadOptions): StatementOptions => ({
   ...options,
@@ -44,6 +46,7 @@ const statementOptions = (options: ReadOptions): StatementOptions => ({
  */
 export abstract class ServerDatabase implements Database {
   abstract readonly engine: Exclude<Engine, 'sqlite'>;
+  readonly sessions = READ_SESSIONS;
   readonly #openSessions: () => Promise<ServerSessions>;
   #sessions: Promise<ServerSessions> | undefined;
   readonly #dialect: SqlDialect;

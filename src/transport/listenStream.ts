@@ -30,6 +30,23 @@ export async function handleListen(
   connected: () => boolean,
 ): Promise<void> {
   const honoured = subscriptions.honour(principal, requestedNotifications(message.params));
+  const release = subscriptions.admit(principal);
+  try {
+    await stream(res, headers, subscriptions, principal, message, connected, honoured);
+  } finally {
+    release();
+  }
+}
+
+async function stream(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  subscriptions: Subscriptions,
+  principal: Principal,
+  message: { id: RequestId; params: Params },
+  connected: () => boolean,
+  honoured: ReturnType<Subscriptions['honour']>,
+): Promise<void> {
   const meta = { [META_SUBSCRIPTION_ID]: message.id };
   const frame = (payload: unknown) => {
     if (!res.destroyed) res.write(`data: ${JSON.stringify(payload)}\n\n`);

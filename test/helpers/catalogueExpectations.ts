@@ -53,6 +53,8 @@ export function expectSelectGenres(result: ToolResult): void {
     rows_affected: 0,
     execution_time_ms: expect.any(Number),
     is_truncated: false,
+    truncated_reason: 'none',
+    cells_truncated: 0,
     statement_kind: 'read',
   });
 }

@@ -9,7 +9,7 @@ export async function perTable(
 ): Promise<ResourceEntry[]> {
   const entries: ResourceEntry[] = [];
   for (const connection of visibleConnections(ctx)) {
-    const db = ctx.catalog.database(connection);
+    const { db } = useConnection(ctx, connection.id);
     const tables = await db.listTables(db.defaultSchema(), ctx.signal).catch(() => []);
     for (const table of tables) entries.push(entry(connection.id, connection.name, table.name));
   }

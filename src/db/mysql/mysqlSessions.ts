@@ -4,7 +4,7 @@ import { redact } from '../redact.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
-import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
+import { READ_SESSIONS, type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { RowBudget } from '../resultBudget.js';
 import { cancellable, toWireValue } from '../serverValues.js';
 
@@ -52,7 +52,7 @@ export class MysqlSessions implements ServerSessions {
       charset: 'utf8mb4',
     };
     this.#secrets = address.password ? [address.password] : [];
-    this.#reads = mysql.createPool({ ...this.#config, connectionLimit: 4, maxIdle: 4, idleTimeout: 30_000 });
+    this.#reads = mysql.createPool({ ...this.#config, connectionLimit: READ_SESSIONS, maxIdle: READ_SESSIONS, idleTimeout: 30_000 });
     this.#writes = mysql.createPool({ ...this.#config, connectionLimit: 2, maxIdle: 2, idleTimeout: 30_000 });
   }
 

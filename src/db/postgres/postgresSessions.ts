@@ -3,7 +3,7 @@ import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
-import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
+import { READ_SESSIONS, type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { cancellable, int64, toWireValue } from '../serverValues.js';
 import { tokenize } from '../sqlTokens.js';
 import { RowBudget } from '../resultBudget.js';
@@ -61,7 +61,7 @@ export class PostgresSessions implements ServerSessions {
       stream: () => new GuardedSocket(),
     };
     this.#secrets = address.password ? [address.password] : [];
-    this.#reads = new pg.Pool({ ...this.#config, max: 4, options: '-c default_transaction_read_only=on' });
+    this.#reads = new pg.Pool({ ...this.#config, max: READ_SESSIONS, options: '-c default_transaction_read_only=on' });
     this.#writes = new pg.Pool({ ...this.#config, max: 2 });
     // An idle session the server dropped: the pool discards it and opens another on next use.
     this.#reads.on('error', ignore);

@@ -18,6 +18,8 @@ import { CATALOG_BUDGET, RESULT_BYTES } from '../resultBudget.js';
 import { SqliteProcessPool } from './processPool.js';
 
 const INTROSPECTION_TIMEOUT_MS = 30_000;
+/** Query processes per SQLite connection. */
+const QUERY_PROCESSES = 2;
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const dialect: SqlDialect = { quoteIdent, placeholder: () => '?' };
 
@@ -25,11 +27,12 @@ type Row = unknown[];
 
 export class SqliteDatabase implements Database {
   readonly engine = 'sqlite' as const;
+  readonly sessions = QUERY_PROCESSES;
   readonly #pool: SqliteProcessPool;
   readonly #fileName: string;
 
   constructor(path: string) {
-    this.#pool = new SqliteProcessPool(path);
+    this.#pool = new SqliteProcessPool(path, QUERY_PROCESSES);
     this.#fileName = basename(path);
   }
 
