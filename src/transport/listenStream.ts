@@ -32,37 +32,25 @@ export async function handleListen(
   const honoured = subscriptions.honour(principal, requestedNotifications(message.params));
   const release = subscriptions.admit(principal);
   try {
-    await stream(res, headers, subscriptions, principal, message, connected, honoured);
+    const meta = { [META_SUBSCRIPTION_ID]: message.id };
+    const frame = (payload: unknown) => {
+      if (!res.destroyed) res.write(`data: ${JSON.stringify(payload)}\n\n`);
+    };
+    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+    frame({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: meta } });
+    await subscriptions.listen({
+      principal,
+      requestId: message.id,
+      honoured,
+      connected,
+      keepAlive: () => {
+        if (!res.destroyed) res.write(':\n\n');
+      },
+      notify: (method, params) => frame({ jsonrpc: '2.0', method, params: { ...params, _meta: meta } }),
+    });
+    frame({ jsonrpc: '2.0', id: message.id, result: { resultType: 'complete', _meta: { ...meta, [META_SERVER_INFO]: serverInfo } } });
+    res.end();
   } finally {
     release();
   }
-}
-
-async function stream(
-  res: ServerResponse,
-  headers: Record<string, string>,
-  subscriptions: Subscriptions,
-  principal: Principal,
-  message: { id: RequestId; params: Params },
-  connected: () => boolean,
-  honoured: ReturnType<Subscriptions['honour']>,
-): Promise<void> {
-  const meta = { [META_SUBSCRIPTION_ID]: message.id };
-  const frame = (payload: unknown) => {
-    if (!res.destroyed) res.write(`data: ${JSON.stringify(payload)}\n\n`);
-  };
-  res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-  frame({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: meta } });
-  await subscriptions.listen({
-    principal,
-    requestId: message.id,
-    honoured,
-    connected,
-    keepAlive: () => {
-      if (!res.destroyed) res.write(':\n\n');
-    },
-    notify: (method, params) => frame({ jsonrpc: '2.0', method, params: { ...params, _meta: meta } }),
-  });
-  frame({ jsonrpc: '2.0', id: message.id, result: { resultType: 'complete', _meta: { ...meta, [META_SERVER_INFO]: serverInfo } } });
-  res.end();
 }

@@ -1,13 +1,11 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
 import type { Engine } from '../../src/db/database.js';
 import { expectToolError } from '../helpers/consentRoundTrip.js';
-import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
-import { callTool, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { availableEngines } from '../helpers/engines.js';
+import { startFixtureApp } from '../helpers/fixtureApp.js';
+import { callTool, type TestApp } from '../helpers/testApp.js';
 
 /**
  * The activity log keeps codes and digests, never statement text or values (issue 16, finding 9): a
@@ -36,20 +34,14 @@ const FAILING: Record<Engine, { sql: string; params?: unknown[]; engineCode: Reg
 };
 
 describe.each(engines)('no statement text or value in the activity log on %s', (engine) => {
-  let fixture: EngineFixture;
   let app: TestApp;
-  let dataDir: string;
+  let dispose: () => Promise<void>;
 
   beforeAll(async () => {
-    fixture = await createFixture(engine);
-    dataDir = mkdtempSync(join(tmpdir(), `sluice-codes-${engine}-`));
-    writeConfig(dataDir, { connections: [fixture.connection] });
-    app = await startTestApp({ dataDir });
+    ({ app, dispose } = await startFixtureApp(engine));
   });
   afterAll(async () => {
-    await app?.dispose();
-    await fixture?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await dispose?.();
   });
 
   it('failing statements leave only codes: the canary is in the answer, never in the log', async () => {
@@ -62,8 +54,8 @@ describe.each(engines)('no statement text or value in the activity log on %s', (
       expect(row?.error).toMatch(engineCode);
     }
     expect(JSON.stringify(app.activity.list({}))).not.toContain(CANARY);
-    for (const file of readdirSync(dataDir).filter((name) => name.startsWith('activity'))) {
-      expect(readFileSync(join(dataDir, file)).includes(CANARY), file).toBe(false);
+    for (const file of readdirSync(app.dataDir).filter((name) => name.startsWith('activity'))) {
+      expect(readFileSync(join(app.dataDir, file)).includes(CANARY), file).toBe(false);
     }
   });
 });

@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
 import type { Engine } from '../../src/db/database.js';
 import { RESULT_BYTES } from '../../src/db/resultBudget.js';
 import { expectToolSuccess } from '../helpers/consentRoundTrip.js';
-import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
+import { availableEngines, type EngineFixture } from '../helpers/engines.js';
+import { startFixtureApp } from '../helpers/fixtureApp.js';
 import { expectRpcError } from '../helpers/rpcAssertions.js';
-import { callTool, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callTool, type TestApp } from '../helpers/testApp.js';
 
 /**
  * Every result is bounded in bytes, not only in rows (issue 16, finding 1). Each statement below, read
@@ -43,7 +40,7 @@ if (engines.length === 0) describe('result bytes', () => it.skip('needs an engin
 describe.each(engines)('every result is bounded in bytes on %s', (engine) => {
   let fixture: EngineFixture;
   let app: TestApp;
-  let dataDir: string;
+  let dispose: () => Promise<void>;
 
   const query = async (sql: string, extra: Record<string, unknown> = {}) => {
     const res = await callTool(app, 'execute_query', { connection_id: 'db', sql, max_rows: 2000, ...extra });
@@ -51,16 +48,11 @@ describe.each(engines)('every result is bounded in bytes on %s', (engine) => {
   };
 
   beforeAll(async () => {
-    fixture = await createFixture(engine);
+    ({ fixture, app, dispose } = await startFixtureApp(engine));
     for (const sql of MANY_ROWS[engine].split('; ').filter(Boolean)) await fixture.query(sql);
-    dataDir = mkdtempSync(join(tmpdir(), `sluice-bytes-${engine}-`));
-    writeConfig(dataDir, { connections: [fixture.connection] });
-    app = await startTestApp({ dataDir });
   });
   afterAll(async () => {
-    await app?.dispose();
-    await fixture?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await dispose?.();
   });
 
   it('2,000 rows of 400 KB values: rows stop at the 1 MB default, each value cut to 64 KB and marked', async () => {

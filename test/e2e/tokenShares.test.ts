@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
 import { MAX_STREAMS_PER_TOKEN } from '../../src/app/subscriptions.js';
 import type { Engine } from '../../src/db/database.js';
 import { expectToolSuccess } from '../helpers/consentRoundTrip.js';
-import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
+import { availableEngines } from '../helpers/engines.js';
+import { startFixtureApp } from '../helpers/fixtureApp.js';
 import { mintToken } from '../helpers/legacyAssertions.js';
 import { expectModernSuccess } from '../helpers/rpcAssertions.js';
-import { callTool, mcp, mirroredHeaders, modernMeta, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callTool, mcp, mirroredHeaders, modernMeta, type TestApp } from '../helpers/testApp.js';
 
 /**
  * One token cannot starve the rest (issue 16, finding 4): 64 listen streams on one token once gave
@@ -28,24 +25,18 @@ const LONG: Record<Engine, string> = {
 };
 
 describe.each(engines)('per-token shares on %s', (engine) => {
-  let fixture: EngineFixture;
   let app: TestApp;
-  let dataDir: string;
+  let dispose: () => Promise<void>;
   let hog: Record<string, string>;
   let other: Record<string, string>;
 
   beforeAll(async () => {
-    fixture = await createFixture(engine);
-    dataDir = mkdtempSync(join(tmpdir(), `sluice-shares-${engine}-`));
-    writeConfig(dataDir, { connections: [fixture.connection] });
-    app = await startTestApp({ dataDir, auth: true });
+    ({ app, dispose } = await startFixtureApp(engine, { auth: true }));
     hog = mintToken(app, 'hog', 'readOnly').headers;
     other = mintToken(app, 'other', 'readOnly').headers;
   });
   afterAll(async () => {
-    await app?.dispose();
-    await fixture?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await dispose?.();
   });
 
   it('while one token runs six long statements, another token’s SELECT 1 answers at once', async () => {

@@ -8,14 +8,11 @@
  * Nothing can be written: the token is readOnly.
  */
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
-import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
+import { availableEngines } from '../helpers/engines.js';
+import { startFixtureApp } from '../helpers/fixtureApp.js';
 import { mintToken } from '../helpers/legacyAssertions.js';
-import { mcp, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { mcp, type TestApp } from '../helpers/testApp.js';
 import { text } from './arbitraries.js';
 import { CaseTally, fuzzParameters, share, timeoutFor } from './fuzzBudget.js';
 
@@ -57,9 +54,8 @@ function objectFor(schema: Schema, depth = 0): fc.Arbitrary<Record<string, unkno
 const engines = await availableEngines();
 
 describe.each(engines)('tool, resource and prompt arguments on %s never give -32603', (engine) => {
-  let fixture: EngineFixture;
   let app: TestApp;
-  let dataDir: string;
+  let dispose: () => Promise<void>;
   let headers: Record<string, string>;
   const tally = new CaseTally(`tool arguments (${engine})`);
   const runs = share(0.02);
@@ -81,17 +77,12 @@ describe.each(engines)('tool, resource and prompt arguments on %s never give -32
   };
 
   beforeAll(async () => {
-    fixture = await createFixture(engine);
-    dataDir = mkdtempSync(join(tmpdir(), `sluice-args-${engine}-`));
-    writeConfig(dataDir, { connections: [fixture.connection] });
-    app = await startTestApp({ dataDir, auth: true, callerLimits: { requestsPerWindow: 1_000_000_000, windowSeconds: 60, concurrent: 8 } });
+    ({ app, dispose } = await startFixtureApp(engine, { auth: true, callerLimits: { requestsPerWindow: 1_000_000_000, windowSeconds: 60, concurrent: 8 } }));
     headers = mintToken(app, 'fuzz', 'readOnly').headers;
   });
   afterAll(async () => {
     tally.print();
-    await app?.dispose();
-    await fixture?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await dispose?.();
   });
 
   it('every tool, with arguments from its inputSchema', async () => {
