@@ -35,7 +35,9 @@ export class SessionShares {
     return new Proxy(db, {
       get: (target, property, receiver) => {
         const value = Reflect.get(target, property, receiver) as unknown;
-        if (!SESSION_METHODS.has(property) || typeof value !== 'function') return value;
+        if (typeof value !== 'function') return value;
+        // Bound to the database itself: its methods read its private fields, which a proxy has not.
+        if (!SESSION_METHODS.has(property)) return value.bind(target);
         return async (...args: unknown[]) => {
           const release = await this.#take(key, limit);
           try {

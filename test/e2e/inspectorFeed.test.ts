@@ -240,10 +240,10 @@ describe('GET /api/inspector/events', () => {
     const sql = `INSERT INTO genres (name) VALUES ('${marker}')`;
     stream.events.drain();
     const pending = callTool(stream.app, 'execute_query', { connection_id: 'demo', sql }, { headers: bearer(token.plaintext) });
-    // The handler opens the dialog in the turn the call arrives, and the call becomes an actor at the end
-    // of that turn: the consent actor's frame comes first.
-    const consent = await started('consent', 5_000);
+    // The engine checks the statement before anyone is asked (a round trip to the query process), so
+    // the call becomes an actor at the end of its first turn, before the dialog opens.
     const request = await started('inflightRequest', 5_000);
+    const consent = await started('consent', 5_000);
     const dialog = (await stream.client.state()).dialogs.find((d: any) => d.statement === sql);
     expect(await stream.client.command('approvals.approve', { id: dialog.id })).toEqual({ ok: true });
     expect((await pending).json.result.structuredContent).toMatchObject({ rows_affected: 1 });

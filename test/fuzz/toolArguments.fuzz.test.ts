@@ -18,7 +18,8 @@ import { CaseTally, fuzzParameters, share, timeoutFor } from './fuzzBudget.js';
 
 type Schema = { type?: string | string[]; enum?: unknown[]; items?: Schema; properties?: Record<string, Schema>; minimum?: number; maximum?: number };
 
-const TOOL_ERROR_CODES = ['invalid_argument', 'not_connected', 'not_found', 'denied', 'timeout', 'unsupported', 'query_failed', 'user_cancelled', 'internal_failure'];
+// internal_failure is left out on purpose: it means Sluice itself threw, which no input may cause.
+const TOOL_ERROR_CODES = ['invalid_argument', 'not_connected', 'not_found', 'denied', 'timeout', 'unsupported', 'query_failed', 'user_cancelled'];
 const ALLOWED_ERRORS = new Set([-32602, -33007, -33003, -33010, -33000]);
 const NAMES = ['books', 'authors', 'book_titles', 'sluice_canary', 'nope', 'BOOKS', 'main', 'public', 'test', 'information_schema', 'pg_catalog', 'sqlite_schema', 'id', 'title', 'author_id'];
 

@@ -2,16 +2,26 @@ import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { SessionShares } from '../../src/db/sessionShares.js';
 
-/** A database whose reads finish when the test says so. */
+/** A database whose reads finish when the test says so; like the real ones, it keeps private fields. */
+class HeldDatabase {
+  readonly engine = 'sqlite';
+  readonly pending: (() => void)[] = [];
+  readonly #schema = 'main';
+
+  constructor(readonly sessions: number) {}
+
+  defaultSchema() {
+    return this.#schema;
+  }
+
+  read() {
+    return new Promise<void>((resolve) => this.pending.push(resolve));
+  }
+}
+
 function heldDatabase(sessions: number) {
-  const pending: (() => void)[] = [];
-  const db = {
-    sessions,
-    engine: 'sqlite',
-    defaultSchema: () => 'main',
-    read: () => new Promise<void>((resolve) => pending.push(resolve)),
-  } as unknown as Database;
-  return { db, finishOne: () => pending.shift()?.() };
+  const held = new HeldDatabase(sessions);
+  return { db: held as unknown as Database, finishOne: () => held.pending.shift()?.() };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
