@@ -50,7 +50,8 @@ export function cutValue(value, limit) {
 
 /**
  * A binary value as `0x…` hex, cut (and marked with its size in bytes) before it is turned into text
- * when its hex would pass `limit` characters, so that a huge blob is never copied whole into a string.
+ * when its hex would pass `limit` characters (`cut`: 2 × bytes + 4 > limit), so that a huge blob is
+ * never copied whole into a string.
  * @param {Uint8Array} bytes
  * @param {number} limit
  * @returns {{ text: string, cut: boolean }}

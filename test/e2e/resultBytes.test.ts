@@ -106,5 +106,6 @@ describe.each(engines)('every result is bounded in bytes on %s', (engine) => {
     const { result } = await query('SELECT randomblob(300000) FROM many');
     expect(result.truncated_reason).toBe('max_bytes');
     expect(result.rows[0][0]).toMatch(/^0x[0-9A-F]+…\[cut: 300000 bytes in all\]$/i);
+    expect(result.cells_truncated).toBe(result.row_count);
   });
 });

@@ -18,20 +18,17 @@ db.pragma('query_only = ON');
 db.pragma(`hard_heap_limit = ${SQLITE_HEAP_BYTES}`);
 
 /**
+ * A value as JSON can carry it: large integers as text, blobs as `0x…` hex cut at `cellLimit`.
  * @param {unknown} value
- * @param {RowBudget} budget
+ * @param {number} cellLimit
  */
-function toWire(value, budget) {
+function toWire(value, cellLimit) {
   if (typeof value === 'bigint') {
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
       ? Number(value)
       : value.toString();
   }
-  if (value instanceof Uint8Array) {
-    const { text, cut } = blobHex(value, budget.cellLimit);
-    if (cut) budget.cellsCut += 1;
-    return text;
-  }
+  if (value instanceof Uint8Array) return blobHex(value, cellLimit).text;
   return value;
 }
 
@@ -64,15 +61,20 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
       break;
     }
     const values = /** @type {unknown[]} */ (row);
+    let blobsCut = 0;
     // In place: a fresh array per row costs more than the conversion itself.
     for (let i = 0; i < values.length; i++) {
       const value = values[i];
-      if (typeof value === 'bigint' || typeof value === 'object') values[i] = toWire(value, budget);
+      if (typeof value === 'bigint' || typeof value === 'object') {
+        if (value instanceof Uint8Array && 2 * value.length + 4 > budget.cellLimit) blobsCut += 1;
+        values[i] = toWire(value, budget.cellLimit);
+      }
     }
     if (!budget.take(values)) {
       truncatedBy = 'max_bytes';
       break;
     }
+    budget.cellsCut += blobsCut;
     rows.push(values);
     count += 1;
     if (rowsAs === 'json' && rows.length === CHUNK_ROWS) {
