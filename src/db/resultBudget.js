@@ -19,9 +19,20 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
  */
 export function jsonLength(value) {
   if (typeof value === 'string') return NEEDS_ESCAPE.test(value) ? JSON.stringify(value).length : value.length + 2;
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? integerLength(value) : String(value).length;
   if (value === null || value === undefined) return 4;
   if (typeof value === 'object') return JSON.stringify(value).length;
   return String(value).length;
+}
+
+/**
+ * Digits (and sign) of a safe integer, without making its text: most cells are small integers.
+ * @param {number} value
+ */
+function integerLength(value) {
+  let length = value < 0 ? 2 : 1;
+  for (let rest = Math.abs(value); rest >= 10; rest = Math.floor(rest / 10)) length += 1;
+  return length;
 }
 
 /**
