@@ -8,18 +8,20 @@ import { controlSocketPath, newControlSocketPath, removeControlSocketDir } from 
 import { callControl } from '../../src/cli/controlClient.js';
 import { startTestApp, type TestApp } from '../helpers/testApp.js';
 
-/** A support directory too deep for a Unix socket path. */
-function deepDataDir(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 'sluice-deep-')), 'd'.repeat(60), 'e'.repeat(60));
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return dir;
-}
-
 describe('the control socket of a deep support directory lives in a private directory (issue 16, finding 11)', () => {
   const cleanup: (() => unknown)[] = [];
   afterEach(async () => {
     for (const step of cleanup.splice(0).reverse()) await step();
   });
+
+  /** A support directory too deep for a Unix socket path, removed after the test. */
+  function deepDataDir(): string {
+    const root = mkdtempSync(join(tmpdir(), 'sluice-deep-'));
+    cleanup.push(() => rmSync(root, { recursive: true, force: true }));
+    const dir = join(root, 'd'.repeat(60), 'e'.repeat(60));
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
 
   it('a new random 0700 directory, recorded in the support directory; removed with its record', () => {
     const dataDir = deepDataDir();
