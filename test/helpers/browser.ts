@@ -19,6 +19,9 @@ export function chromiumAvailable(): boolean {
   return false;
 }
 
+/** How long a suite's set-up may take to launch Chromium (its first launch builds caches). */
+export const BROWSER_LAUNCH_TIMEOUT_MS = 60_000;
+
 /** Headless Chromium with nothing reaching the network on its own. */
 export function launchChromium(): Promise<Browser> {
   mkdirSync(SCREENSHOTS, { recursive: true });

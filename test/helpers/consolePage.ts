@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { ConsoleServer } from '../../src/console/consoleServer.js';
-import { launchChromium, SCREENSHOTS } from './browser.js';
+import { BROWSER_LAUNCH_TIMEOUT_MS, launchChromium, SCREENSHOTS } from './browser.js';
 import { startTestApp, type TestApp } from './testApp.js';
 
 /**
@@ -202,9 +202,10 @@ export function browserSuite(): BrowserSuite {
   let app: TestApp;
   let callbacks: CallbackServer;
   let session: ConsoleSession | undefined;
+  // Chromium's launch can take well over the default 20 s on a loaded 2-core machine (seen once in CI).
   beforeAll(async () => {
     [browser, app, callbacks] = await Promise.all([launchChromium(), startTestApp({ auth: true }), startCallbackServer()]);
-  });
+  }, BROWSER_LAUNCH_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
     await app?.dispose();
