@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import sluice from './eslint/layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/'] },
@@ -14,6 +15,12 @@ export default tseslint.config(
       'no-console': 'error',
       'prefer-const': 'error',
     },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.js', 'machines/**/*.ts'],
+    ignores: ['src/console/public/**'],
+    plugins: { sluice },
+    rules: { 'sluice/layers': 'error' },
   },
   {
     files: ['test/**'],

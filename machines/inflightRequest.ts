@@ -1,10 +1,13 @@
 import { assign, enqueueActions, fromPromise, setup } from 'xstate';
-import { ErrorCode, ProtocolError } from '../src/protocol/errors.js';
+import { unprovided } from './unprovided.js';
 
-export const HANDLER_DEADLINE_MS = 330_000;
-export const DISCONNECT_POLL_MS = 1_000;
+/** Why a request ended before its handler did; the runtime gives each its error code. */
+export type InflightEnding = 'cancelled' | 'revoked' | 'shutdown' | 'timedOut' | 'disconnected';
 
-export type InflightOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: unknown };
+export type InflightOutcome =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; error: unknown }
+  | { ok: false; ended: InflightEnding };
 
 export type InflightInput = {
   principalId: string;
@@ -12,7 +15,7 @@ export type InflightInput = {
   method: string;
   /** `null` for `subscriptions/listen`, which has no deadline. */
   deadlineMs: number | null;
-  /** Polled once per second: false once the client's connection is gone. */
+  /** Polled (once a second): false once the client's connection is gone. */
   connected: () => boolean;
   /** The handler; its signal aborts the moment the request leaves `running`. */
   work: (signal: AbortSignal) => Promise<Record<string, unknown>>;
@@ -22,12 +25,12 @@ export type InflightInput = {
 
 type Context = InflightInput & { outcome?: InflightOutcome };
 
-const ended = (code: ErrorCode, message: string): InflightOutcome => ({ ok: false, error: new ProtocolError(code, message) });
+const ended = (ending: InflightEnding): InflightOutcome => ({ ok: false, ended: ending });
 
 /**
  * One request being worked on. It completes or fails with its handler, or ends first: cancelled by its
- * own caller or by revoking its token (`-33002`), by the server stopping (`-33000`), by the 330 s
- * deadline (`-33003`), or by the client going away (found by polling the connection once a second).
+ * own caller or by revoking its token, by the server stopping, by its deadline (330 s), or by the client
+ * going away (found by polling the connection).
  * Leaving `running` stops the handler actor, whose AbortSignal stops the database work.
  */
 export const inflightRequestMachine = setup({
@@ -41,7 +44,7 @@ export const inflightRequestMachine = setup({
   },
   delays: {
     deadline: ({ context }) => context.deadlineMs ?? 0,
-    poll: DISCONNECT_POLL_MS,
+    poll: unprovided('poll'),
   },
   guards: { hasDeadline: ({ context }) => context.deadlineMs !== null },
   actions: {
@@ -64,14 +67,14 @@ export const inflightRequestMachine = setup({
       },
       after: { deadline: { guard: 'hasDeadline', target: 'timedOut' } },
       on: {
-        cancel: { target: 'cancelled', actions: assign({ outcome: ended(ErrorCode.RequestCancelled, 'Request cancelled') }) },
+        cancel: { target: 'cancelled', actions: assign({ outcome: ended('cancelled') }) },
         revoke: {
           target: 'cancelled',
-          actions: assign({ outcome: ended(ErrorCode.RequestCancelled, 'Request cancelled: the token was revoked') }),
+          actions: assign({ outcome: ended('revoked') }),
         },
         shutdown: {
           target: 'cancelled',
-          actions: assign({ outcome: ended(ErrorCode.ServerUnavailable, 'Sluice is shutting down') }),
+          actions: assign({ outcome: ended('shutdown') }),
         },
         disconnect: 'disconnected',
       },
@@ -86,14 +89,14 @@ export const inflightRequestMachine = setup({
     timedOut: {
       type: 'final',
       entry: [
-        assign({ outcome: ended(ErrorCode.RequestTimeout, 'Request timeout: the handler ran past its 330 s deadline') }),
+        assign({ outcome: ended('timedOut') }),
         'settle',
       ],
     },
     // Nobody is left to answer: the work is stopped, and the caller hears why.
     disconnected: {
       type: 'final',
-      entry: [assign({ outcome: ended(ErrorCode.RequestCancelled, 'The client disconnected') }), 'settle'],
+      entry: [assign({ outcome: ended('disconnected') }), 'settle'],
     },
   },
 });

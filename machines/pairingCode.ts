@@ -1,9 +1,5 @@
 import { assign, setup } from 'xstate';
-import { verifierMatches } from '../src/pairing/pkce.js';
-
-export const CODE_LIFETIME_MS = 5 * 60_000;
-/** How long an expired code is remembered, so that a late exchange hears 410 rather than 404. */
-export const TOMBSTONE_MS = 10 * 60_000;
+import { unprovided } from './unprovided.js';
 
 export type PairingCodeInput = { code: string; challenge: string; tokenId: string; plaintext: string };
 
@@ -23,10 +19,12 @@ export const pairingCodeMachine = setup({
     output: {} as PairingCodeOutput,
   },
   guards: {
-    verifierMatches: ({ context, event }) => verifierMatches(event.verifier, context.challenge),
+    /** The PKCE check of `event.verifier` against `context.challenge`. */
+    verifierMatches: unprovided('verifierMatches'),
   },
   actions: { forgetToken: assign({ plaintext: null }) },
-  delays: { codeLifetime: CODE_LIFETIME_MS, tombstone: TOMBSTONE_MS },
+  // The tombstone keeps an expired code known, so that a late exchange hears 410 rather than 404.
+  delays: { codeLifetime: unprovided('codeLifetime'), tombstone: unprovided('tombstone') },
 }).createMachine({
   id: 'pairingCode',
   context: ({ input }) => input,

@@ -1,6 +1,5 @@
 import { assign, setup } from 'xstate';
-
-export const APPROVAL_WINDOW_MS = 5 * 60_000;
+import { unprovided } from './unprovided.js';
 
 /** What the user chose on the approval sheet. */
 export type ApprovalChoice = {
@@ -27,7 +26,7 @@ export type PairingRequestOutcome = 'approved' | 'denied' | 'expired';
 export type PairingRequestOutput = { outcome: PairingRequestOutcome; request: PairingRequestInput };
 
 /**
- * One approval sheet: awaiting the user's answer for five minutes, then approved (a code is pending),
+ * One approval sheet: awaiting the user's answer for the approval window (five minutes), then approved (a code is pending),
  * denied, or expired (Approve dimmed). Minting and delivery are the caller's, once this machine has
  * moved: the machine alone decides whether an answer still counts.
  */
@@ -38,7 +37,7 @@ export const pairingRequestMachine = setup({
     events: {} as ({ type: 'approve' } & ApprovalChoice) | { type: 'deny' },
     output: {} as PairingRequestOutput,
   },
-  delays: { approvalWindow: APPROVAL_WINDOW_MS },
+  delays: { approvalWindow: unprovided('approvalWindow') },
 }).createMachine({
   id: 'pairingRequest',
   context: ({ input }) => input,

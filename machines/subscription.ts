@@ -1,7 +1,5 @@
 import { enqueueActions, setup } from 'xstate';
-
-export const KEEP_ALIVE_MS = 15_000;
-export const SUBSCRIPTION_POLL_MS = 1_000;
+import { unprovided } from './unprovided.js';
 
 export type SubscriptionCloseReason = 'cancelled' | 'revoked' | 'shutdown' | 'disconnected';
 
@@ -26,7 +24,7 @@ export const subscriptionMachine = setup({
     context: {} as SubscriptionInput,
     events: {} as { type: 'cancel' } | { type: 'revoke' } | { type: 'shutdown' } | { type: 'disconnect' },
   },
-  delays: { keepAlive: KEEP_ALIVE_MS, poll: SUBSCRIPTION_POLL_MS },
+  delays: { keepAlive: unprovided('keepAlive'), poll: unprovided('poll') },
   actions: {
     checkConnection: enqueueActions(({ context, enqueue }) => {
       if (!context.connected()) enqueue.raise({ type: 'disconnect' });

@@ -1,7 +1,7 @@
 import { type Actor, type AnyActorRef, assign, assertEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
 import { type ConsentInput, consentMachine } from './consent.js';
 import { type InflightInput, inflightRequestMachine } from './inflightRequest.js';
-import { type LegacySessionInput, legacySessionMachine, MAX_LEGACY_SESSIONS } from './legacySession.js';
+import { type LegacySessionInput, legacySessionMachine } from './legacySession.js';
 import { type SubscriptionInput, subscriptionMachine } from './subscription.js';
 import { type PairingCodeInput, pairingCodeMachine } from './pairingCode.js';
 import { type PairingRequestInput, pairingRequestMachine } from './pairingRequest.js';
@@ -50,8 +50,10 @@ export type ChildDone = { type: `xstate.done.actor.${string}`; actorId: string; 
 export const supervisorMachine = setup({
   types: {
     events: {} as SupervisorEvent | ChildDone,
+    /** How many legacy sessions may be open at once. */
+    input: {} as { maxLegacySessions: number },
     /** Legacy session ids, least recently used first. */
-    context: {} as { sessions: string[] },
+    context: {} as { sessions: string[]; maxLegacySessions: number },
   },
   actors: {
     pairingRequest: pairingRequestMachine,
@@ -64,7 +66,7 @@ export const supervisorMachine = setup({
   actions: { childDone: (_, _done: ChildDone) => {} },
 }).createMachine({
   id: 'supervisor',
-  context: { sessions: [] },
+  context: ({ input }) => ({ sessions: [], maxLegacySessions: input.maxLegacySessions }),
   initial: 'running',
   states: {
     running: {
@@ -114,11 +116,11 @@ export const supervisorMachine = setup({
             },
           }),
         },
-        // At most sixteen legacy sessions: a seventeenth evicts the least recently used.
+        // One session more than the most allowed evicts the least recently used.
         'session.open': {
           actions: enqueueActions(({ context, event, enqueue, self }) => {
             const sessions = [...context.sessions];
-            while (sessions.length >= MAX_LEGACY_SESSIONS) {
+            while (sessions.length >= context.maxLegacySessions) {
               const oldest = self.getSnapshot().children[legacySessionId(sessions.shift() as string)];
               if (oldest) enqueue.sendTo(oldest, { type: 'evict' });
             }

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../core/clock.js';
 import { chmodSync } from 'node:fs';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -72,7 +73,6 @@ export type SeenClient = { client: string; token: string | null; lastSeen: strin
 
 export type ActivityVerifyResult = { ok: true; rows: number } | { ok: false; brokenAt: number };
 
-const DAY_MS = 86_400_000;
 /** How long a read waits for the writer thread to commit what was recorded before it. */
 const WRITER_WAIT_MS = 30_000;
 /** The `#progress` slot the writer thread sets to 1 when it gives up (see activityWriter.js). */

@@ -1,13 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createActor } from 'xstate';
-import type { PairingRequestOutput } from '../../machines/pairingRequest.js';
-import type { PairingCodeOutput } from '../../machines/pairingCode.js';
-import { type ChildDone, pairingCodeId, pairingRequestId, supervisorMachine } from '../../machines/supervisor.js';
 import { ACTIVITY_FILE, ActivityLog, type ActivityEntry } from '../activity/activityLog.js';
 import { Authenticator } from '../auth/authenticator.js';
 import { BridgeToken } from '../auth/bridgeToken.js';
-import { CALLER_LIMITS, CallerLimits, type CallerLimitPolicy } from '../auth/callerLimits.js';
+import { CallerLimits, type CallerLimitPolicy } from '../auth/callerLimits.js';
 import { FailureLockout } from '../auth/failureLockout.js';
 import { type UnverifiedBearerPolicy, UnverifiedBearers } from '../auth/unverifiedBearers.js';
 import { RequestStateSigner } from '../auth/requestState.js';
@@ -18,32 +14,29 @@ import type { CapabilityModules } from '../capabilities/types.js';
 import { ConnectionCatalog } from '../db/connectionCatalog.js';
 import { QueryHistory } from '../db/queryHistory.js';
 import { deliverCallback } from '../pairing/deliverCallback.js';
-import { PairingService } from '../pairing/pairingService.js';
+import { PairingService } from '../runtime/pairingService.js';
+import { startSupervisor } from '../runtime/machines.js';
 import { CursorCodec } from '../protocol/cursor.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
-import { EXCHANGE_LOCKOUT } from '../transport/exchangeEndpoint.js';
-import { createMcpHttpServer, LIMITS, type Limits } from '../transport/httpServer.js';
-import type { RequestTrace } from '../transport/mcpEndpoint.js';
-import { type AppClock, systemClock } from './clock.js';
-import { controlHandlers } from './controlHandlers.js';
-import { ConsentDialogs } from './consentDialogs.js';
-import { InflightRequests } from './inflightRequests.js';
-import { LegacySessions } from './legacySessions.js';
-import { Subscriptions } from './subscriptions.js';
-import { assertNotRunning, startControlServer } from './controlServer.js';
+import { createMcpHttpServer, type Limits } from '../http/httpServer.js';
+import type { RequestTrace } from '../http/mcp/mcpPost.js';
+import { type AppClock, every, systemClock } from '../core/clock.js';
+import { controlHandlers } from '../control/controlHandlers.js';
+import { ConsentDialogs } from '../runtime/consentDialogs.js';
+import { InflightRequests } from '../runtime/inflightRequests.js';
+import { LegacySessions } from '../runtime/legacySessions.js';
+import { Subscriptions } from '../runtime/subscriptions.js';
+import { assertNotRunning, startControlServer } from '../control/controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
-import { removeHandshake, writeHandshake } from './handshake.js';
-import { removeStaleTempFiles } from './atomicFile.js';
+import { removeHandshake, writeHandshake } from '../core/handshake.js';
+import { removeStaleTempFiles } from '../core/atomicFile.js';
 import { ChangeSignal } from '../console/changeSignal.js';
 import { ConsoleAccess } from '../console/consoleAccess.js';
 import { type ConsoleDeps, type ConsoleServer, startConsoleServer } from '../console/consoleServer.js';
 import { consoleState } from '../console/consoleState.js';
 import { InspectorFeed } from '../console/inspectorFeed.js';
 import { machineGraphs } from '../console/machineGraphs.js';
-
-export const PREFERRED_PORT = 38621;
-export const PREFERRED_CONSOLE_PORT = 38622;
-const FLUSH_INTERVAL_MS = 5_000;
+import { APPLICATION, CALLER_LIMITS, EXCHANGE, TRANSPORT } from '../core/contract.js';
 
 export type AppOptions = {
   dataDir: string;
@@ -89,37 +82,25 @@ export async function startApp(options: AppOptions): Promise<App> {
   await assertNotRunning(dataDir);
   removeStaleTempFiles(dataDir);
   const config = loadOrCreateConfig(dataDir);
-  const catalog = new ConnectionCatalog(config.connections);
+  const catalog = new ConnectionCatalog(config.connections, clock);
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
   const tokens = TokenStore.open(join(dataDir, TOKENS_FILE));
   const activity = ActivityLog.open(join(dataDir, ACTIVITY_FILE), { now: () => clock.now() });
-  const changed = new ChangeSignal();
+  const changed = new ChangeSignal(clock);
   const audit = (entry: ActivityEntry) => {
     activity.record(entry);
     changed.notify(entry.action);
   };
   catalog.changes.subscribe((change) => changed.notify(change.type));
 
-  const supervisor = createActor(
-    supervisorMachine.provide({
-      actions: {
-        childDone: (_, done: ChildDone) => {
-          requests.keys.reaped(done.actorId);
-          subscriptions.keys.reaped(done.actorId);
-          if (done.actorId.startsWith(pairingRequestId(''))) {
-            const ended = done.output as PairingRequestOutput;
-            pairing.requestEnded(ended.request, ended.outcome);
-            if (ended.outcome === 'expired') audit({ category: 'auth', action: 'pairing.expired', outcome: 'denied' });
-          } else if (done.actorId.startsWith(pairingCodeId(''))) {
-            const ended = done.output as PairingCodeOutput | undefined;
-            if (ended && ended.outcome !== 'spent') tokens.revoke(ended.tokenId, clock.now());
-          }
-        },
-      },
-    }),
-    { clock },
-  );
-  supervisor.start();
+  const supervisor = startSupervisor({
+    clock,
+    childDone: (done) => {
+      requests.keys.reaped(done.actorId);
+      subscriptions.keys.reaped(done.actorId);
+      pairing.childDone(done);
+    },
+  });
   // Every actor starting or ending changes the supervisor's children: the console shows those.
   supervisor.subscribe(() => changed.notify('actors'));
   const inspector = new InspectorFeed(
@@ -139,7 +120,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     tokens,
     clock,
     connections: () => catalog.all(),
-    deliver: options.deliver ?? ((url) => deliverCallback(url)),
+    deliver: options.deliver ?? ((url) => deliverCallback(url, clock)),
     audit,
     onPairingRequested: () => {
       enabled = true;
@@ -168,12 +149,13 @@ export async function startApp(options: AppOptions): Promise<App> {
         dialogs,
         subscriptions,
         sessions: new LegacySessions(supervisor, clock),
+        clock,
         audit,
         ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
       },
-      exchange: { pairing, lockout: new FailureLockout(EXCHANGE_LOCKOUT), audit },
+      exchange: { pairing, lockout: new FailureLockout(EXCHANGE.lockout), audit },
     },
-    options.limits ?? LIMITS,
+    options.limits ?? TRANSPORT,
   );
 
   const commands = controlHandlers({
@@ -191,7 +173,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   let port: number;
   let consoleServer: ConsoleServer | undefined;
   try {
-    port = await listenPreferred(http.listen, options.port, PREFERRED_PORT);
+    port = await listenPreferred(http.listen, options.port, APPLICATION.preferredPort);
     if (options.consolePort !== false) {
       const consoleDeps: ConsoleDeps = {
         access: new ConsoleAccess(dataDir),
@@ -202,11 +184,12 @@ export async function startApp(options: AppOptions): Promise<App> {
         onChange: (listener) => changed.subscribe(listener),
         inspector,
         machines: machineGraphs(),
+        clock,
       };
       const consolePort = await listenPreferred(
         async (candidate) => (consoleServer = await startConsoleServer(consoleDeps, candidate)).port,
         options.consolePort,
-        PREFERRED_CONSOLE_PORT,
+        APPLICATION.preferredConsolePort,
       );
       void consolePort;
     }
@@ -222,8 +205,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     bridgeToken: bridgeToken.plaintext,
     ...(consoleServer ? { consolePort: consoleServer.port } : {}),
   });
-  const flushTimer = setInterval(() => tokens.flush(), FLUSH_INTERVAL_MS);
-  flushTimer.unref();
+  const stopFlushing = every(clock, APPLICATION.tokenFlushMs, () => tokens.flush());
 
   let stopped: Promise<void> | undefined;
   return {
@@ -239,7 +221,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     stop() {
       stopped ??= (async () => {
         removeHandshake(dataDir);
-        clearInterval(flushTimer);
+        stopFlushing();
         await control.close();
         await consoleServer?.close();
         await http.close();

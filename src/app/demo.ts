@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createDemoDatabase } from '../db/demo/seed.js';
-import { type Config, readConfig, writeConfig } from './config.js';
+import { type Config, readConfig, writeConfig } from '../db/savedConnections.js';
 
 export const DEMO_FILE = 'demo.sqlite';
 

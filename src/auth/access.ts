@@ -1,5 +1,5 @@
-import type { SavedConnection } from '../app/config.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import type { SavedConnection } from '../db/savedConnections.js';
+import { ErrorCode, ProtocolError } from '../core/errors.js';
 import { SERVER_NAME } from '../protocol/serverInfo.js';
 import type { Principal, Scope } from './principal.js';
 

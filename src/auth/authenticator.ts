@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ActivityEntry } from '../activity/activityLog.js';
-import type { AppClock } from '../app/clock.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import type { AppClock } from '../core/clock.js';
+import { ErrorCode, ProtocolError } from '../core/errors.js';
 import { SERVER_NAME } from '../protocol/serverInfo.js';
 import type { BridgeToken } from './bridgeToken.js';
 import { rateLimited } from './callerLimits.js';

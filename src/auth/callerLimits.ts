@@ -1,9 +1,8 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { ErrorCode, ProtocolError } from '../core/errors.js';
+import { CALLER_LIMITS } from '../core/contract.js';
 
 export type CallerLimitPolicy = { requestsPerWindow: number; windowSeconds: number; concurrent: number };
-
-export const CALLER_LIMITS: CallerLimitPolicy = { requestsPerWindow: 240, windowSeconds: 60, concurrent: 8 };
 
 export const rateLimited = (retryAfterSeconds: number, message: string) =>
   new ProtocolError(ErrorCode.RateLimited, message, { retryAfter: retryAfterSeconds }, {

@@ -1,10 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
-import { invalidParams } from '../protocol/errors.js';
-
-export const REQUEST_STATE_TTL_MS = 5 * 60_000;
-/** Spent states remembered until they expire; past this many at once, more are refused (`-32602`). */
-export const MAX_SPENT_STATES = 10_000;
+import { invalidParams } from '../core/errors.js';
+import { REQUESTS } from '../core/contract.js';
 
 /** What a `requestState` is bound to: the caller, the method, and the exact parameters of the call. */
 export type RequestBinding = { principalId: string; method: string; params: Record<string, unknown> };
@@ -33,7 +30,7 @@ export class RequestStateSigner {
 
   readonly #maxSpent: number;
 
-  constructor(now: () => number, key: Uint8Array = randomBytes(32), maxSpent = MAX_SPENT_STATES) {
+  constructor(now: () => number, key: Uint8Array = randomBytes(32), maxSpent = REQUESTS.maxSpentStates) {
     this.#now = now;
     this.#key = key;
     this.#maxSpent = maxSpent;
@@ -47,7 +44,7 @@ export class RequestStateSigner {
       .setJti(randomBytes(16).toString('base64url'))
       .setSubject(binding.principalId)
       .setIssuedAt(issuedAt)
-      .setExpirationTime(issuedAt + REQUEST_STATE_TTL_MS / 1000)
+      .setExpirationTime(issuedAt + REQUESTS.requestStateTtlMs / 1000)
       .sign(this.#key);
   }
 

@@ -1,8 +1,10 @@
+import { DAY_MS } from '../core/clock.js';
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../app/atomicFile.js';
+import { writeFileAtomic } from '../core/atomicFile.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { permissionLevels, type PermissionLevel } from './levels.js';
+import { checkGrant } from './grant.js';
 
 export const TOKENS_FILE = 'tokens.json';
 
@@ -34,15 +36,6 @@ export function withoutSecrets(record: TokenRecord): PublicTokenRecord {
   ) as PublicTokenRecord;
 }
 
-/** Days a token may live; `null` is never. */
-export const expiryChoices = [null, 1, 7, 30, 90] as const;
-
-/** `never` → null, `1`/`7`/`30`/`90` → days, anything else → undefined. */
-export function parseExpiry(text: string): number | null | undefined {
-  if (text === 'never') return null;
-  return expiryChoices.find((days) => days !== null && String(days) === text);
-}
-
 export type MintOptions = {
   name: string;
   level: PermissionLevel;
@@ -58,7 +51,6 @@ export type Verification =
 const PLAINTEXT_SHAPE = /^sl_[A-Za-z0-9_-]{43}$/;
 const prefixOf = (plaintext: string) => plaintext.slice(3, 11);
 const iso = (time: number) => new Date(time).toISOString();
-const DAY_MS = 86_400_000;
 
 function hashToken(salt: string, plaintext: string): Buffer {
   return hash('sha256', Buffer.concat([Buffer.from(salt, 'hex'), Buffer.from(plaintext, 'utf8')]), 'buffer');
@@ -143,10 +135,7 @@ export class TokenStore {
   }
 
   mint(options: MintOptions): { record: TokenRecord; plaintext: string } {
-    if (!expiryChoices.includes(options.expiresInDays as never)) {
-      const days = expiryChoices.filter((d) => d !== null).join(', ');
-      throw new RangeError(`expiresInDays must be null (never) or one of ${days}`);
-    }
+    checkGrant(options);
     const plaintext = `sl_${randomBytes(32).toString('base64url')}`;
     let id: string;
     do id = `tok_${randomBytes(6).toString('hex')}`;

@@ -1,5 +1,4 @@
-/** The shared budget of bearer tokens that do not verify (decisions.md, "Rate limits and lockouts"). */
-export const UNVERIFIED_BEARER_BUDGET = { perWindow: 20, windowMs: 10_000 } as const;
+import { UNVERIFIED_BEARERS } from '../core/contract.js';
 
 export type UnverifiedBearerPolicy = { perWindow: number; windowMs: number };
 
@@ -16,7 +15,7 @@ export class UnverifiedBearers {
   #counted = 0;
   #refused = 0;
 
-  constructor(now: () => number, policy: UnverifiedBearerPolicy = UNVERIFIED_BEARER_BUDGET) {
+  constructor(now: () => number, policy: UnverifiedBearerPolicy = UNVERIFIED_BEARERS) {
     this.#now = now;
     this.#policy = policy;
   }

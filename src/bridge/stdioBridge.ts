@@ -5,11 +5,12 @@ import {
   META_PROTOCOL_VERSION,
   META_SUBSCRIPTION_ID,
 } from '../protocol/era.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '../core/errors.js';
 import { isPlainObject, type Params, type RequestId } from '../protocol/jsonrpc.js';
 import { finishLegacyResult } from '../protocol/legacy.js';
 import { LEGACY_VERSIONS, MODERN_VERSION } from '../protocol/versions.js';
 import { type Discovery, type JsonRpcMessage, type Upstream, UpstreamUnavailable } from './upstream.js';
+import { APPLICATION } from '../core/contract.js';
 
 /** What the stdio client said in `initialize`: carried in `_meta` on every request forwarded for it. */
 type LegacyClient = { version: string; capabilities: Record<string, unknown>; clientInfo: Record<string, string> };
@@ -24,9 +25,6 @@ type Running = {
 };
 
 type Asked = { resolve(answer: JsonRpcMessage): void; reject(error: Error): void };
-
-/** Input rounds one call may take before the bridge gives up on it (a well-behaved server needs one). */
-const MAX_INPUT_ROUNDS = 8;
 
 const errorMessage = (id: RequestId | null, code: number, message: string): JsonRpcMessage => ({
   jsonrpc: '2.0',
@@ -172,7 +170,7 @@ export class StdioBridge {
    */
   async #relayInputs(running: Running, method: string, params: Params, first: JsonRpcMessage): Promise<JsonRpcMessage> {
     let response = first;
-    for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
+    for (let round = 0; round < APPLICATION.maxBridgeInputRounds; round++) {
       const result = response.result;
       if (!isPlainObject(result) || result.resultType !== 'input_required') return response;
       const requests = isPlainObject(result.inputRequests) ? result.inputRequests : {};
@@ -183,7 +181,7 @@ export class StdioBridge {
       if (running.cancelled) return response;
       response = await this.#forward(running, method, { ...params, requestState: result.requestState, inputResponses });
     }
-    return errorMessage(null, ErrorCode.InternalError, `Sluice asked for input more than ${MAX_INPUT_ROUNDS} times`);
+    return errorMessage(null, ErrorCode.InternalError, `Sluice asked for input more than ${APPLICATION.maxBridgeInputRounds} times`);
   }
 
   /** One input request, put to the client; a client that cannot or will not answer has cancelled. */

@@ -1,6 +1,6 @@
-import { readHandshake, handshakePath } from '../app/handshake.js';
+import { readHandshake, handshakePath } from '../core/handshake.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO } from '../protocol/era.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '../core/errors.js';
 import { isPlainObject, type Params, type RequestId } from '../protocol/jsonrpc.js';
 import { requiredHeaders } from '../protocol/requestHeaders.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';

@@ -1,10 +1,10 @@
-import { invalidParams, shown } from '../protocol/errors.js';
+import { invalidParams, shown } from '../core/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { useConnection, visibleConnections } from './connectionArgs.js';
 import type { CapabilityRegistry } from './registry.js';
 import type { CallContext } from './types.js';
+import { PAGES } from '../core/contract.js';
 
-const MAX_VALUES = 100;
 const FIXED_VALUES: Record<string, string[]> = { limit: ['10', '50', '100', '200'] };
 
 /** The variable names of an RFC 6570 template: `{a}` and `{?b,c}`. */
@@ -68,9 +68,9 @@ export async function complete(params: Params, registry: CapabilityRegistry, ctx
   const values = rank(await candidates(argument.name, contextArguments, ctx), argument.value);
   return {
     completion: {
-      values: values.slice(0, MAX_VALUES),
+      values: values.slice(0, PAGES.maxCompletionValues),
       total: values.length,
-      hasMore: values.length > MAX_VALUES,
+      hasMore: values.length > PAGES.maxCompletionValues,
     },
   };
 }

@@ -1,7 +1,7 @@
-import type { SavedConnection } from '../app/config.js';
+import type { SavedConnection } from '../db/savedConnections.js';
 import { canUseConnection, forbidden } from '../auth/access.js';
 import type { Database, TableDescription } from '../db/database.js';
-import { ToolError } from '../protocol/errors.js';
+import { ToolError } from '../core/errors.js';
 import type { Schema } from './schema.js';
 import type { CallContext } from './types.js';
 

@@ -1,8 +1,8 @@
-import type { ConsentDialogs } from '../app/consentDialogs.js';
-import type { SavedConnection } from '../app/config.js';
+import type { ConsentDialogs } from '../runtime/consentDialogs.js';
+import type { SavedConnection } from '../db/savedConnections.js';
 import type { Principal } from '../auth/principal.js';
 import type { RequestStateSigner } from '../auth/requestState.js';
-import { invalidParams, ToolError } from '../protocol/errors.js';
+import { invalidParams, ToolError } from '../core/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 
 export const CONSENT_KEY = 'approve_statement';

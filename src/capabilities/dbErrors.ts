@@ -1,5 +1,5 @@
 import { DriverFailure } from '../db/driverFailure.js';
-import { ProtocolError, ToolError } from '../protocol/errors.js';
+import { ProtocolError, ToolError } from '../core/errors.js';
 
 /** Turns whatever a driver threw into the typed error family (driver messages are redacted already). */
 export function fromDriverError(error: unknown): ProtocolError | ToolError {

@@ -2,11 +2,10 @@ import type { ActivityOutcome } from '../activity/activityLog.js';
 import { requireScopes } from '../auth/access.js';
 import type { Scope } from '../auth/principal.js';
 import { redact } from '../db/redact.js';
-import { RESOURCE_READ_TTL } from '../protocol/cacheHints.js';
 import type { CursorCodec } from '../protocol/cursor.js';
 import { discoverResult } from '../protocol/discover.js';
 import { LOG_LEVELS } from '../protocol/legacy.js';
-import { ErrorCode, invalidParams, ProtocolError, ToolError } from '../protocol/errors.js';
+import { ErrorCode, invalidParams, ProtocolError, ToolError } from '../core/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { toJsonText } from '../protocol/rawJson.js';
 import { complete } from './completion.js';
@@ -15,6 +14,7 @@ import { fromDriverError } from './dbErrors.js';
 import type { CapabilityRegistry } from './registry.js';
 import { validateArguments } from './schema.js';
 import type { CallContext, Tool } from './types.js';
+import { RESOURCE_READ_TTL } from '../core/contract.js';
 
 export type MethodSpec = {
   scopes: Scope[];

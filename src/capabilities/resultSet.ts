@@ -1,15 +1,15 @@
 import type { StatementKind } from '../db/classify.js';
 import type { ResultSet, Rows } from '../db/database.js';
-import { RESULT_BYTES } from '../db/resultBudget.js';
 import type { ObjectSchema } from './schema.js';
+import { RESULTS } from '../core/contract.js';
 
 /** The `max_bytes` argument of every tool that returns rows. */
 export const maxBytesProperty = {
   type: 'integer',
   minimum: 1_024,
-  maximum: RESULT_BYTES.cap,
-  default: RESULT_BYTES.default,
-  description: `The rows' JSON size at most, in bytes; past it rows are left out (truncated_reason "max_bytes"). A value longer than ${RESULT_BYTES.cell} characters is cut, ending in "…[cut: N characters in all]".`,
+  maximum: RESULTS.capBytes,
+  default: RESULTS.defaultBytes,
+  description: `The rows' JSON size at most, in bytes; past it rows are left out (truncated_reason "max_bytes"). A value longer than ${RESULTS.cellBytes} characters is cut, ending in "…[cut: N characters in all]".`,
 } as const;
 
 export const resultSetSchema: ObjectSchema = {

@@ -1,4 +1,4 @@
-import type { SavedConnection } from '../app/config.js';
+import type { SavedConnection } from '../db/savedConnections.js';
 import { requireScopes, requireWritable } from '../auth/access.js';
 import type { StatementKind } from '../db/classify.js';
 import type { Database, ResultSet, Rows } from '../db/database.js';

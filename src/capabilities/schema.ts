@@ -1,4 +1,4 @@
-import { invalidParams } from '../protocol/errors.js';
+import { invalidParams } from '../core/errors.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 
 /** The subset of JSON Schema the catalogue declares, and validates arguments against. */

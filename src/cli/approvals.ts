@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-import { permissionLevels, type PermissionLevel } from '../auth/levels.js';
-import { parseExpiry } from '../auth/tokenStore.js';
-import type { ConsentDialog } from '../app/consentDialogs.js';
-import type { ApprovalSheet, Refusal } from '../pairing/pairingService.js';
+import type { ConsentDialog } from '../runtime/consentDialogs.js';
+import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
+import { grantFromOptions } from './grantOptions.js';
 import { UsageError } from './usageError.js';
 
 const expiryText = (days: number | null) => (days === null ? 'never' : `${days} d`);
@@ -61,23 +60,7 @@ export async function approve(argv: string[]): Promise<void> {
     allowPositionals: true,
   });
   if (positionals.length !== 1) throw new UsageError('usage: sluice approve ID [--level L] [--connections all|ID,ID] [--expires D]');
-  const params: Record<string, unknown> = { id: positionals[0] };
-  if (values.level !== undefined) {
-    if (!permissionLevels.includes(values.level as PermissionLevel)) {
-      throw new UsageError(`--level must be one of ${permissionLevels.join(', ')}, not "${values.level}"`);
-    }
-    params.level = values.level;
-  }
-  if (values.connections !== undefined) {
-    const ids = values.connections.split(',');
-    if (ids.some((id) => id === '')) throw new UsageError('--connections must be "all" or ids separated by commas');
-    params.connections = values.connections === 'all' ? 'all' : ids;
-  }
-  if (values.expires !== undefined) {
-    const days = parseExpiry(values.expires);
-    if (days === undefined) throw new UsageError(`--expires must be never, 1, 7, 30 or 90, not "${values.expires}"`);
-    params.expiresInDays = days;
-  }
+  const params: Record<string, unknown> = { id: positionals[0], ...grantFromOptions(values) };
   const result = (await callControl(supportDirOf(argv), 'approvals.approve', params)) as { ok: true; tokenId?: string } | Refusal;
   const done = result.ok && result.tokenId ? `: token ${result.tokenId} minted, the client has its code` : '';
   report(result, `approved ${params.id}${done}`);

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { StdioBridge } from '../bridge/stdioBridge.js';
 import { Upstream } from '../bridge/upstream.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode } from '../core/errors.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { UsageError } from './usageError.js';
 

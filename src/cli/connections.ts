@@ -7,7 +7,7 @@ import {
   type SavedConnection,
   withoutPassword,
   writeConfig,
-} from '../app/config.js';
+} from '../db/savedConnections.js';
 import { loadOrCreateConfig } from '../app/demo.js';
 import { parseServerUrl } from '../db/connectionUrl.js';
 import { callControl, isRunning } from './controlClient.js';

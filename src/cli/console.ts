@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readHandshake } from '../app/handshake.js';
+import { readHandshake } from '../core/handshake.js';
 import { CONSOLE_SECRET_FILE } from '../console/consoleAccess.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { UsageError } from './usageError.js';

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { type ControlResponse, controlSocketPath } from '../app/controlSocket.js';
+import { type ControlResponse, controlSocketPath } from '../platform/controlSocket.js';
 
 export class NotRunning extends Error {
   constructor(dataDir: string) {

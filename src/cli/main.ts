@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigError } from '../app/config.js';
+import { ConfigError } from '../db/savedConnections.js';
 import { UsageError } from './usageError.js';
 
 type Command = (argv: string[]) => Promise<void>;

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ApprovalSheet, Refusal } from '../pairing/pairingService.js';
+import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { UsageError } from './usageError.js';

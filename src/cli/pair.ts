@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { readHandshake } from '../app/handshake.js';
+import { EXCHANGE } from '../core/contract.js';
+import { readHandshake } from '../core/handshake.js';
 import { type PermissionLevel, permissionLevels } from '../auth/levels.js';
-import type { ApprovalSheet, Refusal } from '../pairing/pairingService.js';
+import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
 import { challengeFor, createVerifier } from '../pairing/pkce.js';
 import { callControl } from './controlClient.js';
 import { findCredentialStore } from './credentialStore.js';
@@ -54,7 +55,7 @@ function countdown(sheet: ApprovalSheet): () => void {
 async function exchange(dataDir: string, code: string, verifier: string): Promise<string> {
   const handshake = readHandshake(dataDir);
   if (!handshake) throw new Error('Sluice stopped before the exchange (no mcp-handshake.json)');
-  const response = await fetch(`http://127.0.0.1:${handshake.port}/v1/integrations/exchange`, {
+  const response = await fetch(`http://127.0.0.1:${handshake.port}${EXCHANGE.path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ code, code_verifier: verifier }),

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startApp } from '../app/app.js';
-import { requestLogLine } from '../app/requestLog.js';
-import { resolveSupportDir } from '../app/supportDir.js';
+import { requestLogLine } from '../http/requestLog.js';
+import { resolveSupportDir } from '../core/supportDir.js';
 import { UsageError } from './usageError.js';
 
 function parsePort(option: string, text: string | undefined): number | undefined {

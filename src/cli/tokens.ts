@@ -1,10 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveSupportDir } from '../app/supportDir.js';
-import { permissionLevels, type PermissionLevel } from '../auth/levels.js';
+import { resolveSupportDir } from '../core/supportDir.js';
 import {
-  parseExpiry,
   TOKENS_FILE,
   TokenStore,
   withoutSecrets,
@@ -12,6 +10,7 @@ import {
   type PublicTokenRecord,
   type TokenRecord,
 } from '../auth/tokenStore.js';
+import { grantFromOptions } from './grantOptions.js';
 import { UsageError } from './usageError.js';
 
 /** Calls the running application, which owns the token file while it runs. */
@@ -23,20 +22,6 @@ const USAGE =
 
 const openStore = (dataDir: string | undefined) =>
   TokenStore.open(join(resolveSupportDir(dataDir), TOKENS_FILE));
-
-function parseLevel(text: string): PermissionLevel {
-  if (permissionLevels.includes(text as never)) return text as PermissionLevel;
-  throw new UsageError(`--level must be one of ${permissionLevels.join(', ')}, not "${text}"`);
-}
-
-function parseConnections(text: string): 'all' | string[] {
-  if (text === 'all') return 'all';
-  const ids = text.split(',');
-  if (ids.some((id) => id.length === 0)) {
-    throw new UsageError(`--connections must be "all" or connection ids separated by commas, not "${text}"`);
-  }
-  return ids;
-}
 
 function mintInFile(dataDir: string | undefined, request: Omit<MintOptions, 'now'>): string {
   const dir = resolveSupportDir(dataDir);
@@ -58,15 +43,12 @@ async function create(argv: string[], remote: Remote | undefined): Promise<void>
     allowPositionals: false,
   });
   if (!values.name) throw new UsageError('tokens create needs --name NAME');
-  const expiresInDays = parseExpiry(values.expires);
-  if (expiresInDays === undefined) {
-    throw new UsageError(`--expires must be never, 1, 7, 30 or 90, not "${values.expires}"`);
-  }
+  const grant = grantFromOptions(values);
   const request = {
     name: values.name,
-    level: parseLevel(values.level),
-    connections: parseConnections(values.connections),
-    expiresInDays,
+    level: grant.level ?? 'readOnly',
+    connections: grant.connections ?? 'all',
+    expiresInDays: grant.expiresInDays ?? null,
   };
 
   const plaintext = remote

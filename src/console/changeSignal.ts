@@ -1,4 +1,5 @@
-const SETTLE_MS = 50;
+import { APPLICATION } from '../core/contract.js';
+import type { AppClock } from '../core/clock.js';
 
 /**
  * "Something the console shows may have changed", said by whoever changed it. A burst (one request is
@@ -6,17 +7,21 @@ const SETTLE_MS = 50;
  */
 export class ChangeSignal {
   readonly #listeners = new Set<(reason: string) => void>();
-  #pending: NodeJS.Timeout | undefined;
+  readonly #clock: AppClock;
+  #pending: unknown;
   #reason = '';
+
+  constructor(clock: AppClock) {
+    this.#clock = clock;
+  }
 
   notify(reason: string): void {
     this.#reason = reason;
-    if (this.#pending || this.#listeners.size === 0) return;
-    this.#pending = setTimeout(() => {
+    if (this.#pending !== undefined || this.#listeners.size === 0) return;
+    this.#pending = this.#clock.setTimeout(() => {
       this.#pending = undefined;
       for (const listener of this.#listeners) listener(this.#reason);
-    }, SETTLE_MS);
-    this.#pending.unref();
+    }, APPLICATION.changeSettleMs);
   }
 
   subscribe(listener: (reason: string) => void): () => void {

@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../app/atomicFile.js';
+import { writeFileAtomic } from '../core/atomicFile.js';
 
 export const CONSOLE_SECRET_FILE = 'console-secret';
 export const SESSION_COOKIE = 'sluice_console';

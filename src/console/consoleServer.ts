@@ -1,17 +1,20 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join } from 'node:path';
+import { extname, join, relative, sep } from 'node:path';
 import type { ActivityListOptions } from '../activity/activityLog.js';
-import type { ControlHandlers } from '../app/controlServer.js';
+import type { ControlHandlers } from '../control/controlServer.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
-import { readBody } from '../transport/body.js';
-import { isAllowedHost, originOf } from '../transport/guards.js';
-import { sendHttpError, sendJson } from '../transport/respond.js';
+import { readBody } from '../http/body.js';
+import { isAllowedHost } from '../http/guards/host.js';
+import { originOf } from '../http/guards/origin.js';
+import { sendHttpError, sendJson } from '../http/respond.js';
 import { type ConsoleAccess, SESSION_COOKIE } from './consoleAccess.js';
 import type { InspectorFeed } from './inspectorFeed.js';
 import type { MachineGraph } from './machineGraphs.js';
 import { packageRoot } from './packageRoot.js';
+import { APPLICATION } from '../core/contract.js';
+import { type AppClock, every } from '../core/clock.js';
 
 /** The commands the page may send (`POST /api/<command>`); the same handlers answer the command line. */
 export const CONSOLE_COMMANDS = [
@@ -25,8 +28,6 @@ export const CONSOLE_COMMANDS = [
   'server.setEnabled',
 ] as const;
 
-const MAX_COMMAND_BYTES = 64 * 1024;
-const KEEP_ALIVE_MS = 15_000;
 const STATIC_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -36,16 +37,34 @@ const STATIC_TYPES: Record<string, string> = {
 const ACTIVITY_CATEGORIES = new Set(['auth', 'access', 'admin', 'query', 'tool', 'resource']);
 const ACTIVITY_OUTCOMES = new Set(['success', 'denied', 'error', 'rateLimited']);
 
-/** The page's files: path on the console → file under the package root. */
-const STATIC_FILES: Record<string, string> = {
-  '/': 'src/console/public/index.html',
-  '/theme.css': 'src/console/public/theme.css',
-  '/console.css': 'src/console/public/console.css',
-  '/console.js': 'src/console/public/console.js',
-  '/inspector/': 'inspector/index.html',
-  '/inspector/inspector.css': 'inspector/inspector.css',
-  '/inspector/inspector.js': 'inspector/inspector.js',
-};
+/** The pages' folders under the package root, and the path on the console each is served under. */
+const STATIC_DIRS = [
+  { dir: 'src/console/public', path: '/' },
+  { dir: 'inspector', path: '/inspector/' },
+];
+
+/**
+ * The pages' files, path on the console → file under the package root: every file of a type in
+ * STATIC_TYPES found in STATIC_DIRS (an `index.html` under its folder's path). A request's path is only
+ * looked up here, never joined to the file system.
+ */
+async function findStaticFiles(): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const { dir, path } of STATIC_DIRS) {
+    const root = join(packageRoot(), dir);
+    const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [];
+      throw error;
+    });
+    for (const entry of entries) {
+      // Links are not files here, so nothing outside the folders is ever served.
+      if (!entry.isFile() || !Object.hasOwn(STATIC_TYPES, extname(entry.name))) continue;
+      const inDir = relative(root, join(entry.parentPath, entry.name)).split(sep).join('/');
+      files.set(`${path}${inDir.replace(/(^|\/)index\.html$/, '$1')}`, `${dir}/${inDir}`);
+    }
+  }
+  return files;
+}
 
 /** No script, style, image or connection from anywhere but the console itself. */
 const SECURITY_HEADERS = {
@@ -66,6 +85,8 @@ export type ConsoleDeps = {
   onChange(listener: (reason: string) => void): () => void;
   inspector: InspectorFeed;
   machines: Record<string, MachineGraph>;
+  /** Times the event streams' keep-alive. */
+  clock: AppClock;
 };
 
 export type ConsoleServer = { port: number; url: string; openUrl(): string; close(): Promise<void> };
@@ -76,6 +97,7 @@ export type ConsoleServer = { port: number; url: string; openUrl(): string; clos
  * every state-changing request.
  */
 export async function startConsoleServer(deps: ConsoleDeps, port: number): Promise<ConsoleServer> {
+  const staticFiles = await findStaticFiles();
   const streams = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => {
@@ -158,7 +180,7 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
     }
     let params: unknown;
     try {
-      params = JSON.parse(await readBody(req, MAX_COMMAND_BYTES));
+      params = JSON.parse(await readBody(req, APPLICATION.maxCommandBytes));
     } catch {
       sendJson(res, 400, { error: 'the body must be a JSON object of at most 64 KB' }, SECURITY_HEADERS);
       return;
@@ -186,18 +208,17 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
     const send = (event: string | undefined, data: unknown) =>
       res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
     const unsubscribe = subscribe(send);
-    const keepAlive = setInterval(() => res.write(':\n\n'), KEEP_ALIVE_MS);
-    keepAlive.unref();
+    const stopKeepAlive = every(deps.clock, APPLICATION.consoleKeepAliveMs, () => res.write(':\n\n'));
     req.socket.setTimeout(0);
     res.on('close', () => {
-      clearInterval(keepAlive);
+      stopKeepAlive();
       unsubscribe();
       streams.delete(res);
     });
   }
 
   async function serveStatic(path: string, res: ServerResponse): Promise<void> {
-    const file = STATIC_FILES[path === '/inspector' ? '/inspector/' : path];
+    const file = staticFiles.get(path === '/inspector' ? '/inspector/' : path);
     if (!file) {
       sendHttpError(res, 404, 'not_found', 'no such page');
       return;

@@ -1,12 +1,11 @@
 import type { ActivityLog } from '../activity/activityLog.js';
-import type { AppClock } from '../app/clock.js';
-import { withoutPassword } from '../app/config.js';
-import type { ConsentDialogs } from '../app/consentDialogs.js';
+import { type AppClock, DAY_MS } from '../core/clock.js';
+import { withoutPassword } from '../db/savedConnections.js';
+import type { ConsentDialogs } from '../runtime/consentDialogs.js';
 import { type TokenStore, withoutSecrets } from '../auth/tokenStore.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
-import type { PairingService } from '../pairing/pairingService.js';
+import type { PairingService } from '../runtime/pairingService.js';
 
-const DAY_MS = 86_400_000;
 
 export type ConsoleStateDeps = {
   clock: AppClock;

@@ -1,11 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
-import { consentMachine } from '../../machines/consent.js';
-import { inflightRequestMachine } from '../../machines/inflightRequest.js';
-import { legacySessionMachine } from '../../machines/legacySession.js';
-import { pairingCodeMachine } from '../../machines/pairingCode.js';
-import { pairingRequestMachine } from '../../machines/pairingRequest.js';
-import { subscriptionMachine } from '../../machines/subscription.js';
-import { supervisorMachine } from '../../machines/supervisor.js';
+import { runtimeMachines } from '../runtime/machines.js';
 
 export type StateGraph = { type?: 'final'; on: Record<string, string[]>; after: Record<string, string[]> };
 export type MachineGraph = { id: string; initial: string; states: Record<string, StateGraph> };
@@ -42,14 +36,5 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
 }
 
 export function machineGraphs(): Record<string, MachineGraph> {
-  const machines: AnyStateMachine[] = [
-    supervisorMachine,
-    pairingRequestMachine,
-    pairingCodeMachine,
-    inflightRequestMachine,
-    consentMachine,
-    subscriptionMachine,
-    legacySessionMachine,
-  ];
-  return Object.fromEntries(machines.map((machine) => [machine.id, machineGraph(machine)]));
+  return Object.fromEntries(runtimeMachines.map((machine) => [machine.id, machineGraph(machine)]));
 }

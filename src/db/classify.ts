@@ -1,4 +1,4 @@
-import { ToolError } from '../protocol/errors.js';
+import { ToolError } from '../core/errors.js';
 import type { Engine } from './database.js';
 import { type SqlToken, splitStatements, tokenize, UnreadableSql } from './sqlTokens.js';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { SavedConnection } from '../app/config.js';
-import { ToolError } from '../protocol/errors.js';
+import type { SavedConnection } from './savedConnections.js';
+import { ToolError } from '../core/errors.js';
 import { ChangeFeed } from './changeFeed.js';
 import { parseServerUrl } from './connectionUrl.js';
 import type { Database } from './database.js';
@@ -8,6 +8,7 @@ import { MysqlDatabase } from './mysql/mysqlDatabase.js';
 import { PostgresDatabase } from './postgres/postgresDatabase.js';
 import { SessionShares } from './sessionShares.js';
 import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
+import { type AppClock, systemClock } from '../core/clock.js';
 
 /** The saved connections and their drivers, each opened on first use. */
 export class ConnectionCatalog {
@@ -18,7 +19,11 @@ export class ConnectionCatalog {
   /** Each token's share of each connection's sessions. */
   readonly shares = new SessionShares();
 
-  constructor(connections: SavedConnection[]) {
+  readonly #clock: AppClock;
+
+  /** `clock` times the drivers' statement deadlines. */
+  constructor(connections: SavedConnection[], clock: AppClock = systemClock) {
+    this.#clock = clock;
     this.#connections = new Map(connections.map((c) => [c.id, c]));
   }
 
@@ -57,7 +62,7 @@ export class ConnectionCatalog {
   database(connection: SavedConnection): Database {
     let db = this.#open.get(connection.id);
     if (!db) {
-      db = openDatabase(connection);
+      db = openDatabase(connection, this.#clock);
       this.#open.set(connection.id, db);
     }
     return db;
@@ -70,14 +75,14 @@ export class ConnectionCatalog {
   }
 }
 
-function openDatabase(connection: SavedConnection): Database {
+function openDatabase(connection: SavedConnection, clock: AppClock): Database {
   if (connection.engine === 'sqlite') {
     if (!existsSync(connection.path)) {
       throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
     }
-    return new SqliteDatabase(connection.path);
+    return new SqliteDatabase(connection.path, clock);
   }
   const address = parseServerUrl(connection.url);
   if (!address) throw new ToolError('not_connected', `connection "${connection.id}" has no usable URL`);
-  return address.engine === 'postgres' ? new PostgresDatabase(address) : new MysqlDatabase(address);
+  return address.engine === 'postgres' ? new PostgresDatabase(address) : new MysqlDatabase(address, clock);
 }

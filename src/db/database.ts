@@ -36,7 +36,7 @@ export type ResultSet<R extends Rows = unknown[][]> = {
 export type ReadOptions = {
   params?: unknown[];
   maxRows: number;
-  /** The rows' JSON size at most (`RESULT_BYTES` in resultBudget.js); the default when absent. */
+  /** The rows' JSON size at most (`RESULTS.defaultBytes` in core/contract.js); the default when absent. */
   maxBytes?: number;
   timeoutMs: number;
   signal: AbortSignal;

@@ -1,12 +1,10 @@
 // The byte budget of one result, shared by the SQLite query process (plain JavaScript, so the same file
 // serves it) and the server drivers. Sizes are the length of the JSON text a client receives for the
 // rows (one copy; a tool result carries the rows twice, as text and as structuredContent).
-
-/** `max_bytes`: the default, the hard cap, and the most one cell may take. */
-export const RESULT_BYTES = Object.freeze({ default: 1_048_576, cap: 16_777_216, cell: 65_536 });
+import { RESULTS } from '../core/contract.js';
 
 /** Catalog reads (tables, columns, DDL): the cap, and no cell is cut, since a cut name or DDL is wrong. */
-export const CATALOG_BUDGET = Object.freeze({ maxRows: 100_000, maxBytes: RESULT_BYTES.cap, cellBytes: RESULT_BYTES.cap });
+export const CATALOG_BUDGET = Object.freeze({ maxRows: RESULTS.catalogRows, maxBytes: RESULTS.capBytes, cellBytes: RESULTS.capBytes });
 
 // Characters JSON.stringify escapes: only strings holding them need the exact (slower) count.
 // eslint-disable-next-line no-control-regex
@@ -85,7 +83,7 @@ export class RowBudget {
    * @param {number} maxBytes
    * @param {number} [cellBytes] the most one cell may take (catalog reads pass `maxBytes`: names and DDL are never cut)
    */
-  constructor(maxBytes, cellBytes = RESULT_BYTES.cell) {
+  constructor(maxBytes, cellBytes = RESULTS.cellBytes) {
     this.maxBytes = maxBytes;
     this.cellLimit = Math.min(cellBytes, maxBytes);
     /** JSON characters taken so far: `[` and `]` of the rows array. */

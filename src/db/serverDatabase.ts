@@ -1,5 +1,5 @@
 import { browseSql, type SqlDialect } from './browseSql.js';
-import { CATALOG_BUDGET, RESULT_BYTES } from './resultBudget.js';
+import { CATALOG_BUDGET } from './resultBudget.js';
 import type {
   BrowseRequest,
   Database,
@@ -10,6 +10,7 @@ import type {
   TableDescription,
   TableSummary,
 } from './database.js';
+import { DATABASES, RESULTS } from '../core/contract.js';
 
 export type StatementOptions = {
   params: unknown[];
@@ -29,14 +30,12 @@ export type ServerSessions = {
   close(): Promise<void>;
 };
 
-const INTROSPECTION = { ...CATALOG_BUDGET, timeoutMs: 30_000 };
-/** Sessions in each server connection's read pool (writes have a pool of their own). */
-export const READ_SESSIONS = 4;
+const INTROSPECTION = { ...CATALOG_BUDGET, timeoutMs: DATABASES.introspectionTimeoutMs };
 
 const statementOptions = (options: ReadOptions): StatementOptions => ({
   ...options,
   params: options.params ?? [],
-  maxBytes: options.maxBytes ?? RESULT_BYTES.default,
+  maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
 });
 
 /**
@@ -46,7 +45,7 @@ const statementOptions = (options: ReadOptions): StatementOptions => ({
  */
 export abstract class ServerDatabase implements Database {
   abstract readonly engine: Exclude<Engine, 'sqlite'>;
-  readonly sessions = READ_SESSIONS;
+  readonly sessions = DATABASES.readSessions;
   readonly #openSessions: () => Promise<ServerSessions>;
   #sessions: Promise<ServerSessions> | undefined;
   readonly #dialect: SqlDialect;

@@ -1,5 +1,7 @@
 import { permissionLevels, type PermissionLevel } from '../auth/levels.js';
+import { LOOPBACK_HOSTS } from '../protocol/loopback.js';
 import { isValidChallenge } from './pkce.js';
+import { PAIRING } from '../core/contract.js';
 
 export type PairingLink = {
   clientName: string;
@@ -18,12 +20,9 @@ export type PairingLinkRefusal = {
 };
 
 const PARAMETERS = ['client', 'challenge', 'redirect', 'scopes', 'state', 'response_mode'] as const;
-const MAX_CLIENT_NAME = 200;
-const MAX_STATE_BYTES = 1024;
 // Besides C0/C1 controls: line breaks and bidi controls, which could disguise the name on the approval sheet.
 const CONTROL = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 // RFC 8252 §7.1: a reverse domain name (com.example.app) or a plain app name (raycast). No `+`, which
 // rules out compound network schemes such as svn+ssh and web pages' web+… handlers.
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*$/;
@@ -78,8 +77,8 @@ export function parsePairingLink(url: string): { ok: true; link: PairingLink } |
 
   const clientName = params.get('client')?.trim() ?? '';
   if (clientName === '') return malformed('The pairing link does not name the client.');
-  if ([...clientName].length > MAX_CLIENT_NAME)
-    return malformed(`The client name is longer than ${MAX_CLIENT_NAME} characters.`);
+  if ([...clientName].length > PAIRING.maxClientNameChars)
+    return malformed(`The client name is longer than ${PAIRING.maxClientNameChars} characters.`);
   if (CONTROL.test(clientName)) return malformed('The client name contains control characters.');
 
   const challenge = params.get('challenge');
@@ -94,8 +93,8 @@ export function parsePairingLink(url: string): { ok: true; link: PairingLink } |
   const link: PairingLink = { clientName, challenge, redirect, requestedLevel };
   const state = params.get('state');
   if (state !== null) {
-    if (Buffer.byteLength(state) > MAX_STATE_BYTES)
-      return malformed(`The state of the pairing link is longer than ${MAX_STATE_BYTES} bytes.`);
+    if (Buffer.byteLength(state) > PAIRING.maxStateBytes)
+      return malformed(`The state of the pairing link is longer than ${PAIRING.maxStateBytes} bytes.`);
     link.state = state;
   }
   const responseMode = params.get('response_mode');

@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { invalidParams } from './errors.js';
-
-export const PAGE_SIZE = 50;
+import { invalidParams } from '../core/errors.js';
+import { PAGES } from '../core/contract.js';
 
 export type Page<T> = { items: T[]; nextCursor?: string };
 
@@ -42,7 +41,7 @@ export class CursorCodec {
 
   page<T>(method: string, items: readonly T[], cursor: unknown): Page<T> {
     const offset = cursor === undefined ? 0 : this.decode(method, cursor);
-    const slice = items.slice(offset, offset + PAGE_SIZE);
+    const slice = items.slice(offset, offset + PAGES.pageSize);
     const end = offset + slice.length;
     return end < items.length ? { items: slice, nextCursor: this.encode(method, end) } : { items: slice };
   }

@@ -1,4 +1,4 @@
-import { ErrorCode, invalidParams, ProtocolError } from './errors.js';
+import { ErrorCode, invalidParams, ProtocolError } from '../core/errors.js';
 import { isPlainObject, type Params } from './jsonrpc.js';
 import { MODERN_VERSION, SUPPORTED_VERSIONS } from './versions.js';
 

@@ -1,4 +1,4 @@
-import { headerMismatch } from './errors.js';
+import { headerMismatch } from '../core/errors.js';
 import { decodeHeaderValue } from './headerValue.js';
 import { isPlainObject, type Params } from './jsonrpc.js';
 

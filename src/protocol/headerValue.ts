@@ -1,4 +1,4 @@
-import { headerMismatch } from './errors.js';
+import { headerMismatch } from '../core/errors.js';
 
 const WRAPPED = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

@@ -1,12 +1,11 @@
-import { ErrorCode, ProtocolError } from './errors.js';
+import { ErrorCode, ProtocolError } from '../core/errors.js';
+import { TRANSPORT } from '../core/contract.js';
 
 /**
  * How much structure one request body may carry. `JSON.parse` costs time in proportion to nesting and
  * to the number of values far more than to bytes (10 MB nested 5 million deep takes seconds; 10 MB of
  * one string, milliseconds), so these bound what a body can make the event loop do.
  */
-export const JSON_SHAPE_LIMITS = { maxDepth: 64, maxValues: 50_000 } as const;
-
 export type JsonShapeLimits = { maxDepth: number; maxValues: number };
 
 const QUOTE = 0x22;
@@ -31,7 +30,7 @@ export class JsonShapeScanner {
   #inString = false;
   #escaped = false;
 
-  constructor(limits: JsonShapeLimits = JSON_SHAPE_LIMITS) {
+  constructor(limits: JsonShapeLimits = { maxDepth: TRANSPORT.maxJsonDepth, maxValues: TRANSPORT.maxJsonValues }) {
     this.#limits = limits;
   }
 

@@ -1,4 +1,4 @@
-import { ErrorCode, ProtocolError } from './errors.js';
+import { ErrorCode, ProtocolError } from '../core/errors.js';
 
 export type RequestId = string | number;
 export type Params = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { META_SERVER_INFO } from './era.js';
-import { ErrorCode, ProtocolError, shown } from './errors.js';
+import { ErrorCode, ProtocolError, shown } from '../core/errors.js';
 import { isPlainObject, type Params } from './jsonrpc.js';
 import { INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, SERVER_VERSION } from './serverInfo.js';
 import { LEGACY_VERSIONS } from './versions.js';

@@ -1,6 +1,6 @@
 import { fixedCacheHint, isCacheableMethod } from './cacheHints.js';
 import { META_SERVER_INFO } from './era.js';
-import { ErrorCode, ProtocolError } from './errors.js';
+import { ErrorCode, ProtocolError } from '../core/errors.js';
 import { isPlainObject, type Params, type RequestId } from './jsonrpc.js';
 import { serverInfo } from './serverInfo.js';
 

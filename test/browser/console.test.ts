@@ -2,19 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { APPLICATION } from '../../src/core/contract.js';
 import { challengeFor, createVerifier } from '../../src/pairing/pkce.js';
-import { chromiumAvailable } from '../helpers/browser.js';
-import {
-  browserSuite,
-  markPage,
-  type PageGlobals,
-  screenshot,
-  stillSamePage,
-  tabTo,
-} from '../helpers/consolePage.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
-import { DAY_MS, expectToken, pairingLink, redeem, UUID } from '../helpers/pairingFlow.js';
-import { callTool, mirroredHeaders, modernMeta, readUntil, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { browserSuite, chromiumAvailable, markPage, type PageGlobals, screenshot, stillSamePage, tabTo } from '../helpers/browser.js';
+import { callTool, mintToken, mirroredHeaders, modernMeta, readUntil, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { DAY_MS, expectToken, pairingLink, redeem, UUID } from '../helpers/pairing.js';
 
 /**
  * The console page in real headless Chromium (docs/console.md, README "The console"): approval sheets
@@ -106,6 +98,8 @@ describe.runIf(canRun)('the console page in Chromium', () => {
       const { page } = session;
       await markPage(page);
       const { sheetId } = openLink(timed, { client: `Timed client ${unique()}`, redirect: `${suite.callbacks.origin}/timed` });
+      // The console hears of the new sheet once the change has settled, on the application's clock.
+      clock.increment(APPLICATION.changeSettleMs);
       const card = sheetCard(page, sheetId);
       await card.waitFor();
       expect(await card.locator('[data-countdown]').textContent()).toMatch(/^(5:00|4:5\d) left$/);
@@ -113,6 +107,7 @@ describe.runIf(canRun)('the console page in Chromium', () => {
       expect(await approveButton(card).isEnabled()).toBe(true);
 
       clock.increment(5 * 60_000);
+      clock.increment(APPLICATION.changeSettleMs);
 
       await expect.poll(attribute(card, 'data-status'), { timeout: 5_000 }).toBe('expired');
       await expect.poll(() => approveButton(card).isDisabled()).toBe(true);

@@ -4,17 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { pairingCodeId, pairingRequestId } from '../../machines/supervisor.js';
 import { publicActorId } from '../../src/console/inspectorFeed.js';
 import { challengeFor, createVerifier } from '../../src/pairing/pkce.js';
-import { chromiumAvailable } from '../helpers/browser.js';
-import {
-  browserSuite,
-  type ConsoleSession,
-  screenshot,
-  waitForConsoleLive,
-  waitForInspectorLive,
-} from '../helpers/consolePage.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
-import { expectToken, pairingLink, redeem, UUID } from '../helpers/pairingFlow.js';
-import { callTool } from '../helpers/testApp.js';
+import { browserSuite, chromiumAvailable, type ConsoleSession, screenshot, waitForConsoleLive, waitForInspectorLive } from '../helpers/browser.js';
+import { callTool, mintToken } from '../helpers/testApp.js';
+import { expectToken, pairingLink, redeem, UUID } from '../helpers/pairing.js';
 
 /**
  * The live actor inspector in real headless Chromium (docs/console.md, "The inspector feed"): actors
@@ -137,7 +129,7 @@ describe.runIf(canRun)('the inspector page in Chromium', () => {
     const api = ['/api/state', '/api/activity', '/api/events', '/api/inspector/machines', '/api/inspector/events'];
     for (const path of ['/open', '/', '/inspector/', ...api]) expect(paths).toContain(path);
     const other = [...paths].filter((path) => !['/open', '/', '/inspector/', ...api].includes(path));
-    for (const path of other) expect(path).toMatch(/^\/(inspector\/)?[\w-]+\.(css|js)$/);
+    for (const path of other) expect(path).toMatch(/^\/(inspector\/|shared\/)?[\w-]+\.(css|js)$/);
     expect(other).toEqual(expect.arrayContaining(['/console.js', '/inspector/inspector.js']));
     expect(await inspector.locator('[data-load-error]').isHidden()).toBe(true);
     expect(await console.locator('[data-load-error]').isHidden()).toBe(true);

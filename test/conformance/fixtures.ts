@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type App, type AppOptions, startApp } from '../../src/app/app.js';
 import type { CallContext, CapabilityModules, Prompt, PromptMessage, ResourceFamily, Tool } from '../../src/capabilities/types.js';
 import type { ObjectSchema } from '../../src/capabilities/schema.js';
-import { ToolError } from '../../src/protocol/errors.js';
+import { ToolError } from '../../src/core/errors.js';
 
 /**
  * The fixtures the official MCP conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12)

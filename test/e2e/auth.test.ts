@@ -6,11 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AppClock } from '../../src/app/clock.js';
+import type { AppClock } from '../../src/core/clock.js';
 import type { PermissionLevel } from '../../src/auth/levels.js';
-import { UNVERIFIED_BEARER_BUDGET } from '../../src/auth/unverifiedBearers.js';
+import type { CapabilityModules, Tool } from '../../src/capabilities/types.js';
 import { openConsole } from '../helpers/consoleClient.js';
-import { gatedTool } from '../helpers/gatedTool.js';
 import { expectModernSuccess, expectRpcError } from '../helpers/rpcAssertions.js';
 import {
   callTool,
@@ -22,11 +21,66 @@ import {
   type TestApp,
 } from '../helpers/testApp.js';
 import { ALL_TOOLS, READ_TOOLS } from '../helpers/catalogue.js';
+import { UNVERIFIED_BEARERS } from '../../src/core/contract.js';
 
 /**
  * Contract, "Authentication", "Errors" and "Limits"; decisions.md, "Scopes and permission levels",
  * "Tokens", "Rate limits and lockouts", "Catalogue" and "Activity log".
  */
+
+type GatedTool = {
+  /** A capability module holding only the gated tool; pass it in `extraCapabilities`. */
+  module: CapabilityModules;
+  name: string;
+  /** Calls currently held at the gate. */
+  waiting(): number;
+  /** Resolves once at least `count` calls are held at the gate (polls every 10 ms). */
+  untilWaiting(count: number): Promise<void>;
+  /** Lets every held call finish with `{ released: true }`. */
+  releaseAll(): void;
+};
+
+/**
+ * A test-only read tool whose every call waits until the test releases it (or the request is aborted):
+ * a way to keep requests in flight for as long as a test needs.
+ */
+function gatedTool(name = 'wait_for_gate'): GatedTool {
+  const held: (() => void)[] = [];
+  const tool: Tool = {
+    name,
+    title: 'Wait for the gate',
+    description: 'Test fixture: returns once the test opens the gate.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    outputSchema: { type: 'object', properties: { released: { type: 'boolean' } }, required: ['released'] },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    scopes: [],
+    run: (_args, ctx) =>
+      new Promise((resolve, reject) => {
+        const release = () => {
+          ctx.signal.removeEventListener('abort', abort);
+          resolve({ released: true });
+        };
+        const abort = () => {
+          const at = held.indexOf(release);
+          if (at >= 0) held.splice(at, 1);
+          reject(ctx.signal.reason);
+        };
+        ctx.signal.addEventListener('abort', abort, { once: true });
+        held.push(release);
+      }),
+  };
+  return {
+    module: { tools: [tool as Tool<never>], resources: [], prompts: [] },
+    name,
+    waiting: () => held.length,
+    async untilWaiting(count) {
+      while (held.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
+    },
+    releaseAll() {
+      for (const release of held.splice(0)) release();
+    },
+  };
+}
 
 const DAY_MS = 86_400_000;
 const CHALLENGE = 'Bearer realm="sluice"';
@@ -711,7 +765,7 @@ class ShiftedClock implements AppClock {
 }
 
 describe('the shared slow-down of tokens that do not verify (decisions.md: 20 per 10 s, every caller)', () => {
-  const { perWindow, windowMs } = UNVERIFIED_BEARER_BUDGET;
+  const { perWindow, windowMs } = UNVERIFIED_BEARERS;
   let app: TestApp;
   let clock: ShiftedClock;
   let valid: Minted;

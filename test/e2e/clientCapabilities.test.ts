@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CapabilityModules, Tool } from '../../src/capabilities/types.js';
-import type { RequestTrace } from '../../src/transport/mcpEndpoint.js';
+import type { RequestTrace } from '../../src/http/mcp/mcpPost.js';
 import { expectModernSuccess, expectRpcError } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, modernMeta, startTestApp, type TestApp } from '../helpers/testApp.js';
 

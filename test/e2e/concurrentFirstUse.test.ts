@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
-import { expectToolSuccess } from '../helpers/consentRoundTrip.js';
+import { writeConfig } from '../../src/db/savedConnections.js';
+import { expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { callTool, startTestApp, type TestApp } from '../helpers/testApp.js';
 

@@ -5,25 +5,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SimulatedClock } from 'xstate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
+import { writeConfig } from '../../src/db/savedConnections.js';
 import type { PermissionLevel } from '../../src/auth/levels.js';
 import { createDemoDatabase } from '../../src/db/demo/seed.js';
-import {
-  ACCEPTED,
-  CONSENT_KEY,
-  ELICITATION_META,
-  eventually,
-  expectInputRequired,
-  expectToolError,
-  expectToolSuccess,
-  repeatToolCall,
-  scalar,
-  sendCancelled,
-  tamperSignature,
-} from '../helpers/consentRoundTrip.js';
-import { expectModernSuccess, expectRpcError } from '../helpers/rpcAssertions.js';
+import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall, tamperSignature } from '../helpers/consentRoundTrip.js';
+import { eventually } from '../helpers/polling.js';
+import { expectModernSuccess, expectRpcError, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { stateCapturingPrompt } from '../helpers/stateCapturingPrompt.js';
-import { callTool, mcp, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callTool, mcp, type RawResponse, scalar, sendCancelled, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * Writes need the user's consent. Contract: "input_required result", "Input response", "Tool call needing

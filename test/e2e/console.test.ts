@@ -8,19 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_SECRET_FILE } from '../../src/console/consoleAccess.js';
 import { packageRoot } from '../../src/console/packageRoot.js';
 import { runSluice, SLUICE_BIN } from '../helpers/cli.js';
-import {
-  type ConsoleClient,
-  consoleClient,
-  consoleOf,
-  openConsole,
-  openConsoleLink,
-  parseJson,
-  SESSION_COOKIE,
-  visitLink,
-} from '../helpers/consoleClient.js';
-import { callbackFields, openPairing, pairingLink, redeem } from '../helpers/pairingFlow.js';
+import { type ConsoleClient, consoleClient, consoleOf, openConsole, openConsoleLink, SESSION_COOKIE, visitLink } from '../helpers/consoleClient.js';
+import { callTool, mcp, mirroredHeaders, modernMeta, parseJson, readUntil, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callbackFields, openPairing, pairingLink, redeem } from '../helpers/pairing.js';
 import { rawRequest } from '../helpers/rawHttp.js';
-import { callTool, mcp, mirroredHeaders, modernMeta, readUntil, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * The console's HTTP API and its security (docs/console.md): the one-time link and the session cookie, the

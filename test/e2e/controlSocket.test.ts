@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { controlSocketPath, newControlSocketPath, removeControlSocketDir } from '../../src/app/controlSocket.js';
+import { controlSocketPath, newControlSocketPath, removeControlSocketDir } from '../../src/platform/controlSocket.js';
 import { callControl } from '../../src/cli/controlClient.js';
 import { startTestApp, type TestApp } from '../helpers/testApp.js';
 

@@ -2,12 +2,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
-import { expectToolSuccess, sendCancelled } from '../helpers/consentRoundTrip.js';
+import { writeConfig } from '../../src/db/savedConnections.js';
+import { expectRpcError, expectToolSuccess } from '../helpers/rpcAssertions.js';
+import {
+  callTool,
+  mcp,
+  mintToken,
+  mirroredHeaders,
+  modernMeta,
+  type RawResponse,
+  readUntil,
+  sendCancelled,
+  startTestApp,
+  type TestApp,
+} from '../helpers/testApp.js';
 import { availableServers, createFixture, type EngineFixture, runningSleeps, type ServerEngine, slowSql } from '../helpers/engines.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
-import { expectRpcError } from '../helpers/rpcAssertions.js';
-import { callTool, mcp, mirroredHeaders, modernMeta, type RawResponse, readUntil, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * The limits of a statement on the database servers, end to end over HTTP with authentication on: its

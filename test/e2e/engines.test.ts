@@ -2,20 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
+import { writeConfig } from '../../src/db/savedConnections.js';
 import type { Engine } from '../../src/db/database.js';
-import {
-  ACCEPTED,
-  CONSENT_KEY,
-  ELICITATION_META,
-  expectInputRequired,
-  expectToolError,
-  repeatToolCall,
-} from '../helpers/consentRoundTrip.js';
+import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
+import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
 import { availableEngines, createFixture, type EngineFixture, FIXTURE_BOOKS } from '../helpers/engines.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
-import { expectModernSuccess } from '../helpers/rpcAssertions.js';
-import { callTool, mcp, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callTool, mcp, mintToken, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * The same end-to-end scenarios on SQLite, PostgreSQL and MariaDB (issue 6, "Done means"): every tool,

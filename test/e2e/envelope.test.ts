@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilityModules, Prompt } from '../../src/capabilities/types.js';
-import { initialize, legacyCall } from '../helpers/legacySession.js';
+import { initialize, legacyCall } from '../helpers/legacyProtocol.js';
 import {
   expectModernSuccess,
   expectRpcError,

@@ -8,7 +8,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EXCHANGE_LOCKOUT } from '../../src/transport/exchangeEndpoint.js';
 import {
   type Approved,
   authRows,
@@ -18,20 +17,21 @@ import {
   expectToken,
   listToolsWith,
   pairAndApprove,
-  type PairingHarness,
+  type PairingApp,
   redeem,
   startPairingApp,
   wholeActivityLog,
-} from '../helpers/pairingFlow.js';
+} from '../helpers/pairing.js';
 import { rawRequest } from '../helpers/rawHttp.js';
 import { expectModernSuccess, expectRpcError } from '../helpers/rpcAssertions.js';
 import { mcp, type RawResponse } from '../helpers/testApp.js';
+import { EXCHANGE } from '../../src/core/contract.js';
 
 const NOT_FOUND = 'pairing code not found';
 const EXPIRED = 'pairing code expired';
 const LOCKOUT_SECONDS = 15 * 60;
 
-let h: PairingHarness;
+let h: PairingApp;
 beforeEach(async () => {
   h = await startPairingApp();
 });
@@ -210,7 +210,7 @@ describe('POST only', () => {
 
 describe('Exchange endpoint errors: 429', () => {
   it('uses the contract’s figures: 5 failures within 5 minutes, 15 minutes locked out', () => {
-    expect(EXCHANGE_LOCKOUT).toEqual({ failures: 5, windowSeconds: 300, lockoutSeconds: 900 });
+    expect(EXCHANGE.lockout).toEqual({ failures: 5, windowSeconds: 300, lockoutSeconds: 900 });
   });
 
   it('five failed exchanges lock the address out: the next request, even a valid one, is 429 with Retry-After ≈ 900', async () => {

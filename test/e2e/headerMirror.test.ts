@@ -433,7 +433,7 @@ describe('non-ASCII values: the =?base64?…?= wrapper', () => {
 
   it('a control character (tab) inside a header value → -32020, and the same value wrapped matches', async () => {
     // Node's HTTP client and server refuse every control character except HTAB (see
-    // test/unit/headerValue.test.ts for the others); a tab inside the value reaches the server.
+    // test/unit/protocol/headerValue.test.ts for the others); a tab inside the value reaches the server.
     const args = { connection_id: 'demo', sql: "SELECT 'a\tb' AS v" };
     expectMismatch(await callTool(app, 'execute_query', args, { headers: { 'Mcp-Param-Sql': args.sql } }));
     const res = await callTool(app, 'execute_query', args, { headers: { 'Mcp-Param-Sql': wrap(args.sql) } });

@@ -3,9 +3,8 @@ import { SimulatedClock } from 'xstate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengeFor, createVerifier } from '../../src/pairing/pkce.js';
 import { type ConsoleClient, type ConsoleEvents, openConsole, type SseFrame } from '../helpers/consoleClient.js';
-import { expectSessionOpened, initializeAs } from '../helpers/legacyAssertions.js';
-import { legacyCall } from '../helpers/legacySession.js';
-import { callbackFields, pairingLink, redeem } from '../helpers/pairingFlow.js';
+import { expectSessionOpened, initializeAs, legacyCall } from '../helpers/legacyProtocol.js';
+import { callbackFields, pairingLink, redeem } from '../helpers/pairing.js';
 import { callTool, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**

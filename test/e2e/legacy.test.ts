@@ -1,20 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type Minted, mintToken, post, type RawResponse, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
 import {
-  bearer,
   expectLegacyResult,
   expectLegacySuccess,
   expectSessionOpened,
   initializeAs,
   initializeRaw,
   LEGACY_VERSIONS,
-  type Minted,
-  mintToken,
+  legacyCall,
   openSession,
-} from '../helpers/legacyAssertions.js';
-import { legacyCall } from '../helpers/legacySession.js';
+} from '../helpers/legacyProtocol.js';
 import { expectRpcError, PACKAGE_VERSION } from '../helpers/rpcAssertions.js';
-import { post, type RawResponse, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * The legacy era end to end, authentication on, tokens minted in the app's store. Contract: "Legacy

@@ -17,21 +17,21 @@ import {
   LOOPBACK_REDIRECT,
   openPairing,
   pairAndApprove,
-  type PairingHarness,
+  type PairingApp,
   pairingLink,
   RAYCAST_REDIRECT,
   redeem,
   START_TIME,
   startPairingApp,
   UUID,
-} from '../helpers/pairingFlow.js';
+} from '../helpers/pairing.js';
 import { expectModernSuccess, expectRpcError } from '../helpers/rpcAssertions.js';
 
 const iso = (time: number) => new Date(time).toISOString();
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const DENIED_FLAT = 'error=denied&error_description=user_denied';
 
-let h: PairingHarness;
+let h: PairingApp;
 beforeEach(async () => {
   h = await startPairingApp();
 });

@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
-import { expectToolError } from '../helpers/consentRoundTrip.js';
+import { writeConfig } from '../../src/db/savedConnections.js';
+import { expectToolError } from '../helpers/rpcAssertions.js';
 import { availableServers, createFixture, type EngineFixture } from '../helpers/engines.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
-import { callTool, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * Read-only PostgreSQL never runs text as SQL, nor reaches files, the network or other sessions

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilityModules, Tool } from '../../src/capabilities/types.js';
-import { ToolError } from '../../src/protocol/errors.js';
+import { ToolError } from '../../src/core/errors.js';
 import { expectModernSuccess, expectRpcError, SERVER_INFO_KEY } from '../helpers/rpcAssertions.js';
 import { callTool, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
 

@@ -2,15 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
+import { writeConfig } from '../../src/db/savedConnections.js';
 import type { Engine } from '../../src/db/database.js';
 import { BYPASS_CORPUS, type BypassShape } from '../helpers/bypassCorpus.js';
-import { ELICITATION_META, expectInputRequired, expectToolError } from '../helpers/consentRoundTrip.js';
+import { ELICITATION_META, expectInputRequired } from '../helpers/consentRoundTrip.js';
+import { expectModernSuccess, expectRpcError, expectToolError } from '../helpers/rpcAssertions.js';
 import { canaryFiles, databaseSnapshot } from '../helpers/databaseSnapshot.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
-import { expectModernSuccess, expectRpcError } from '../helpers/rpcAssertions.js';
-import { callTool, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callTool, mintToken, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * The read-only guarantee end to end, on every engine: each shape of the bypass corpus goes through

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.js';
-import { RESULT_BYTES } from '../../src/db/resultBudget.js';
-import { expectToolSuccess } from '../helpers/consentRoundTrip.js';
-import { availableEngines, type EngineFixture } from '../helpers/engines.js';
-import { startFixtureApp } from '../helpers/fixtureApp.js';
-import { expectRpcError } from '../helpers/rpcAssertions.js';
+import { expectRpcError, expectToolSuccess } from '../helpers/rpcAssertions.js';
+import { availableEngines, type EngineFixture, startFixtureApp } from '../helpers/engines.js';
 import { callTool, type TestApp } from '../helpers/testApp.js';
+import { RESULTS } from '../../src/core/contract.js';
 
 /**
  * Every result is bounded in bytes, not only in rows (issue 16, finding 1). Each statement below, read
@@ -65,11 +63,11 @@ describe.each(engines)('every result is bounded in bytes on %s', (engine) => {
     expect(result.cells_truncated).toBe(result.row_count);
     for (const [value] of result.rows) {
       expect(value).toMatch(CUT);
-      expect(JSON.stringify(value).length).toBeLessThanOrEqual(RESULT_BYTES.cell);
+      expect(JSON.stringify(value).length).toBeLessThanOrEqual(RESULTS.cellBytes);
     }
-    expect(JSON.stringify(result.rows).length).toBeLessThanOrEqual(RESULT_BYTES.default);
+    expect(JSON.stringify(result.rows).length).toBeLessThanOrEqual(RESULTS.defaultBytes);
     // Text and structuredContent each carry the rows once.
-    expect(bytes).toBeLessThan(2 * RESULT_BYTES.default + 64 * 1024);
+    expect(bytes).toBeLessThan(2 * RESULTS.defaultBytes + 64 * 1024);
     expect(process.memoryUsage().rss - before).toBeLessThan(300 * 1024 * 1024);
   });
 
@@ -77,7 +75,7 @@ describe.each(engines)('every result is bounded in bytes on %s', (engine) => {
     const before = process.memoryUsage().rss;
     const { result, bytes } = await query(GIANT_VALUE[engine]);
     expect(result.is_truncated).toBe(true);
-    expect(bytes).toBeLessThan(2 * RESULT_BYTES.default + 64 * 1024);
+    expect(bytes).toBeLessThan(2 * RESULTS.defaultBytes + 64 * 1024);
     if (result.row_count > 0) {
       expect(result.rows[0][0]).toMatch(CUT);
       expect(result.cells_truncated).toBeGreaterThan(0);
@@ -93,7 +91,7 @@ describe.each(engines)('every result is bounded in bytes on %s', (engine) => {
     const { result } = await query(WIDE_ROWS[engine].replace('400000', '100').replace('200000', '50'), { max_bytes: 2_048 });
     expect(result.truncated_reason).toBe('max_bytes');
     expect(JSON.stringify(result.rows).length).toBeLessThanOrEqual(2_048);
-    const over = await callTool(app, 'execute_query', { connection_id: 'db', sql: 'SELECT 1', max_bytes: RESULT_BYTES.cap + 1 });
+    const over = await callTool(app, 'execute_query', { connection_id: 'db', sql: 'SELECT 1', max_bytes: RESULTS.capBytes + 1 });
     expectRpcError(over, 400, -32602, 1);
   });
 

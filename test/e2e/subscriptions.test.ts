@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { callControl } from '../../src/cli/controlClient.js';
 import { type EventStream, listen } from '../helpers/eventStream.js';
-import { initialize, legacyCall } from '../helpers/legacySession.js';
+import { initialize, legacyCall } from '../helpers/legacyProtocol.js';
 import { callTool, mcp, modernMeta, post, startTestApp, type TestApp, mirroredHeaders } from '../helpers/testApp.js';
 
 const SUB = 'io.modelcontextprotocol/subscriptionId';

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_STREAMS_PER_TOKEN } from '../../src/app/subscriptions.js';
 import type { Engine } from '../../src/db/database.js';
-import { expectToolSuccess } from '../helpers/consentRoundTrip.js';
-import { availableEngines } from '../helpers/engines.js';
-import { startFixtureApp } from '../helpers/fixtureApp.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
-import { expectModernSuccess } from '../helpers/rpcAssertions.js';
-import { callTool, mcp, mirroredHeaders, modernMeta, type TestApp } from '../helpers/testApp.js';
+import { expectModernSuccess, expectToolSuccess } from '../helpers/rpcAssertions.js';
+import { availableEngines, startFixtureApp } from '../helpers/engines.js';
+import { callTool, mcp, mintToken, mirroredHeaders, modernMeta, type TestApp } from '../helpers/testApp.js';
+import { SUBSCRIPTIONS } from '../../src/core/contract.js';
 
 /**
  * One token cannot starve the rest (issue 16, finding 4): 64 listen streams on one token once gave
@@ -52,7 +49,7 @@ describe.each(engines)('per-token shares on %s', (engine) => {
     for (const pending of hogging) expect((await pending).status).toBe(200);
   }, 40_000);
 
-  it.runIf(engine === 'sqlite')(`a token may hold ${MAX_STREAMS_PER_TOKEN} listen streams; the next is 429 -33010, and another token still listens`, async () => {
+  it.runIf(engine === 'sqlite')(`a token may hold ${SUBSCRIPTIONS.maxStreamsPerToken} listen streams; the next is 429 -33010, and another token still listens`, async () => {
     const controllers: AbortController[] = [];
     const open = async (headers: Record<string, string>, id: number) => {
       const controller = new AbortController();
@@ -67,7 +64,7 @@ describe.each(engines)('per-token shares on %s', (engine) => {
       return res;
     };
     try {
-      for (let i = 0; i < MAX_STREAMS_PER_TOKEN; i++) expect((await open(hog, i)).status).toBe(200);
+      for (let i = 0; i < SUBSCRIPTIONS.maxStreamsPerToken; i++) expect((await open(hog, i)).status).toBe(200);
       const refused = await open(hog, 99);
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);

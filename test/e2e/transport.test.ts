@@ -6,20 +6,21 @@
  */
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMITS } from '../../src/transport/httpServer.js';
-import { type Reply, rawRequest } from '../helpers/rawHttp.js';
 import {
   chunked,
   closedWithin,
   exchangeRaw,
   openSocket,
   type RawExchange,
+  rawRequest,
+  type Reply,
   sendRaw,
   slices,
   withSocket,
-} from '../helpers/rawSocket.js';
+} from '../helpers/rawHttp.js';
 import { mcp, mirroredHeaders, modernMeta, startTestApp, type TestApp } from '../helpers/testApp.js';
-import { untilPasses } from '../helpers/retry.js';
+import { untilPasses } from '../helpers/polling.js';
+import { TRANSPORT } from '../../src/core/contract.js';
 
 const MAX_BODY = 10 * 1024 * 1024;
 const ALLOW = 'POST, OPTIONS';
@@ -408,17 +409,17 @@ describe('header limit (16 KB)', () => {
 });
 
 describe('header lines (at most 100) and body shape (64 levels, 50,000 values)', () => {
-  it(`answers ${LIMITS.maxHeaderLines + 1} header lines with 431 too_many_headers and closes; ${LIMITS.maxHeaderLines} are served`, async () => {
+  it(`answers ${TRANSPORT.maxHeaderLines + 1} header lines with 431 too_many_headers and closes; ${TRANSPORT.maxHeaderLines} are served`, async () => {
     // node:http adds Host, Connection and Content-Length to the three mirrored headers.
     const many = (count: number) => {
       const headers: Record<string, string> = { ...DISCOVER_HEADERS };
       for (let i = 6; i < count; i++) headers[`x-p${i}`] = 'x';
       return headers;
     };
-    const refused = await rawRequest(app.port, { headers: many(LIMITS.maxHeaderLines + 1), body: discoverBody() });
+    const refused = await rawRequest(app.port, { headers: many(TRANSPORT.maxHeaderLines + 1), body: discoverBody() });
     expectHttpError(refused, 431, 'too_many_headers');
     expect(refused.headers.connection).toBe('close');
-    expectDiscoverOk(await rawRequest(app.port, { headers: many(LIMITS.maxHeaderLines), body: discoverBody() }));
+    expectDiscoverOk(await rawRequest(app.port, { headers: many(TRANSPORT.maxHeaderLines), body: discoverBody() }));
   });
 
   it('a body nested 65 deep, or with 50,001 values, is -32600 (refused unparsed, so id null) and closes; 64 deep and 50,000 values are served', async () => {
@@ -525,7 +526,7 @@ async function withIdleConnections(
 }
 
 describe('concurrent connections', () => {
-  const four = { limits: { ...LIMITS, maxConnections: 4 } };
+  const four = { limits: { ...TRANSPORT, maxConnections: 4 } };
 
   it.each<[string, number, number, ServerOptions]>([
     ['with maxConnections 4', 4, 5, four],
@@ -558,7 +559,7 @@ describe('concurrent connections', () => {
 describe('idle connection timeout', () => {
   let quick: TestApp;
   beforeAll(async () => {
-    quick = await startTestApp({ limits: { ...LIMITS, idleTimeoutMs: 300 } });
+    quick = await startTestApp({ limits: { ...TRANSPORT, idleTimeoutMs: 300 } });
   });
   afterAll(() => quick.dispose());
 

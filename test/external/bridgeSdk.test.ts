@@ -4,12 +4,11 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READ_TOOLS } from '../helpers/catalogue.js';
-import * as catalogue from '../helpers/catalogueExpectations.js';
+import * as catalogue from '../helpers/catalogue.js';
 import { SLUICE_BIN } from '../helpers/cli.js';
-import { eventually, scalar } from '../helpers/consentRoundTrip.js';
+import { eventually } from '../helpers/polling.js';
+import { MODERN, scalar, startTestApp, type TestApp } from '../helpers/testApp.js';
 import { queryProcesses } from '../helpers/queryProcesses.js';
-import { MODERN, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * The official SDK stdio clients driving `sluice bridge` against a real Sluice with authentication on
@@ -71,7 +70,7 @@ describe('@modelcontextprotocol/sdk 1.x over StdioClientTransport', () => {
   });
 
   it('lists the tools of the bridge token (readWrite) and calls them', async () => {
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(READ_TOOLS);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(catalogue.READ_TOOLS);
     catalogue.expectListConnections(await client.callTool(catalogue.LIST_CONNECTIONS));
     catalogue.expectSelectGenres(await client.callTool(catalogue.SELECT_GENRES));
   });
@@ -166,7 +165,7 @@ describe('@modelcontextprotocol/client 2.x over its StdioClientTransport', () =>
     const { client, asked } = await connectV2('sdk2-stdio-modern', { versionNegotiation: { mode: { pin: MODERN } } });
     expect([client.getProtocolEra(), client.getNegotiatedProtocolVersion()]).toEqual(['modern', MODERN]);
     expect(client.getServerCapabilities()).toMatchObject({ resources: { subscribe: true, listChanged: true } });
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(READ_TOOLS);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(catalogue.READ_TOOLS);
     catalogue.expectApprovedWrite(await client.callTool(insertGenre('Stdio v2 modern')));
     expect(asked).toEqual([expect.objectContaining({ mode: 'form', requestedSchema: expect.objectContaining({ required: ['approved'] }) })]);
     expect(genreCount('Stdio v2 modern')).toBe(1);

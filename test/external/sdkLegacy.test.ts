@@ -1,12 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READ_TOOLS } from '../helpers/catalogue.js';
-import * as catalogue from '../helpers/catalogueExpectations.js';
-import { scalar } from '../helpers/consentRoundTrip.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
+import * as catalogue from '../helpers/catalogue.js';
+import { mintToken, scalar, startTestApp, type TestApp } from '../helpers/testApp.js';
 import { bearerTransportOptions, wireRecorder } from '../helpers/sdkWire.js';
-import { startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * Interoperability with the official 1.x TypeScript SDK client (`@modelcontextprotocol/sdk`) over its
@@ -104,7 +101,7 @@ describe('the 1.x client over Streamable HTTP, legacy era 2025-11-25', () => {
   it('lists the tools a readWrite token sees, as a legacy result', async () => {
     const from = wire.length;
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(READ_TOOLS);
+    expect(tools.map((tool) => tool.name)).toEqual(catalogue.READ_TOOLS);
     const raw = await rawResult('tools/list', from);
     expectLegacyShape(raw);
     expect(Object.keys(raw)).toEqual(['tools']);

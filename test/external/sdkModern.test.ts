@@ -1,11 +1,8 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READ_TOOLS } from '../helpers/catalogue.js';
-import * as catalogue from '../helpers/catalogueExpectations.js';
-import { scalar } from '../helpers/consentRoundTrip.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
+import * as catalogue from '../helpers/catalogue.js';
+import { mintToken, MODERN, scalar, startTestApp, type TestApp } from '../helpers/testApp.js';
 import { bearerTransportOptions, type Exchange, wireRecorder } from '../helpers/sdkWire.js';
-import { MODERN, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * Interoperability with the official 2.x TypeScript client (`@modelcontextprotocol/client`), pinned to
@@ -67,7 +64,7 @@ describe('the 2.x client, pinned to 2026-07-28', () => {
 
   it('lists the tools a readWrite token sees', async () => {
     const { tools, nextCursor } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(READ_TOOLS);
+    expect(tools.map((tool) => tool.name)).toEqual(catalogue.READ_TOOLS);
     // No admin scope: confirm_destructive_operation is filtered out. Every tool keeps both schemas, which
     // the SDK compiles to validate structuredContent (it did, for the calls below).
     for (const tool of tools) {

@@ -19,7 +19,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from 'xstate';
-import { callbackFields, pairingLink, START_TIME } from '../helpers/pairingFlow.js';
+import { callbackFields, pairingLink, START_TIME } from '../helpers/pairing.js';
 import { challengeFor, createVerifier } from '../../src/pairing/pkce.js';
 import { jsonish, nonString, text } from './arbitraries.js';
 import { type FuzzApp, settle, startFuzzApp } from './fuzzApp.js';

@@ -9,10 +9,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availableEngines } from '../helpers/engines.js';
-import { startFixtureApp } from '../helpers/fixtureApp.js';
-import { mintToken } from '../helpers/legacyAssertions.js';
-import { mcp, type TestApp } from '../helpers/testApp.js';
+import { availableEngines, startFixtureApp } from '../helpers/engines.js';
+import { mcp, mintToken, type TestApp } from '../helpers/testApp.js';
 import { text } from './arbitraries.js';
 import { CaseTally, fuzzParameters, share, timeoutFor } from './fuzzBudget.js';
 

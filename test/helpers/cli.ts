@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:chil
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Handshake } from '../../src/app/handshake.js';
+import type { Handshake } from '../../src/core/handshake.js';
 
 /** The built command (`npm test` builds first), run exactly as a user runs it. */
 export const SLUICE_BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));

@@ -1,11 +1,10 @@
-import Database from 'better-sqlite3';
 import { expect } from 'vitest';
-import { expectModernSuccess, SERVER_INFO_KEY } from './rpcAssertions.js';
-import { mcp, type McpCallOptions, mirroredHeaders, post, type RawResponse } from './testApp.js';
+import { SERVER_INFO_KEY } from './rpcAssertions.js';
+import { mcp, type McpCallOptions, type RawResponse } from './testApp.js';
 
 /**
  * The client side of the contract's consent round trip ("input_required result", "Input response",
- * "Tool call needing approval"), and small probes the consent suites share.
+ * "Tool call needing approval").
  */
 
 export const CONSENT_KEY = 'approve_statement';
@@ -65,27 +64,6 @@ export function expectInputRequired(res: RawResponse, statement: string, id: unk
   return result.requestState as string;
 }
 
-/** Asserts a successful tool result (never cached) and returns its structured content. */
-export function expectToolSuccess(res: RawResponse, id: unknown = 1): Record<string, any> {
-  const result = expectModernSuccess(res, id);
-  expect(result.isError).toBe(false);
-  expect(result).not.toHaveProperty('ttlMs');
-  expect(result).not.toHaveProperty('cacheScope');
-  expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
-  return result.structuredContent;
-}
-
-/** Asserts a tool error (contract, "Tool errors"): one text item starting `<code>: `; returns the text. */
-export function expectToolError(res: RawResponse, code: string, id: unknown = 1): string {
-  const result = expectModernSuccess(res, id);
-  expect(result.isError).toBe(true);
-  expect(result).not.toHaveProperty('ttlMs');
-  expect(result.content).toHaveLength(1);
-  expect(result.content[0].type).toBe('text');
-  expect(result.content[0].text.startsWith(`${code}: `)).toBe(true);
-  return result.content[0].text as string;
-}
-
 /** The same JWS with one character in the middle of its signature part replaced. */
 export function tamperSignature(state: string): string {
   const parts = state.split('.');
@@ -94,39 +72,4 @@ export function tamperSignature(state: string): string {
   const at = Math.floor(signature.length / 2);
   const replaced = signature[at] === 'A' ? 'B' : 'A';
   return [parts[0], parts[1], `${signature.slice(0, at)}${replaced}${signature.slice(at + 1)}`].join('.');
-}
-
-/** POSTs a `notifications/cancelled` for `requestId` under the given headers (the caller's token). */
-export function sendCancelled(
-  app: { url: string },
-  requestId: string | number,
-  headers: Record<string, string>,
-): Promise<RawResponse> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    method: 'notifications/cancelled',
-    params: { requestId, reason: 'the test cancelled it' },
-  });
-  return post(app.url, body, { ...mirroredHeaders('notifications/cancelled', {}), ...headers });
-}
-
-/** Polls `probe` every 10 ms until it returns something other than `undefined`; fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** One scalar from a SQLite file, read on a connection of its own (not through Sluice). */
-export function scalar(path: string, sql: string, ...params: unknown[]): unknown {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare(sql).pluck().get(...params);
-  } finally {
-    db.close();
-  }
 }

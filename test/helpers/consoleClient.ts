@@ -1,4 +1,5 @@
 import type { ConsoleServer } from '../../src/console/consoleServer.js';
+import { parseJson } from './testApp.js';
 
 /**
  * The console as its page uses it (docs/console.md): opened once with the one-time link, then the session
@@ -68,14 +69,6 @@ export type ConsoleClient = {
   state(): Promise<any>;
   events(path: string): Promise<ConsoleEvents>;
 };
-
-export function parseJson(text: string): any {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 export function consoleOf(app: { console: ConsoleServer | undefined }): ConsoleServer {
   if (!app.console) throw new Error('the application runs without a console');

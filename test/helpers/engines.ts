@@ -5,13 +5,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import type { SavedConnection } from '../../src/app/config.js';
+import type { AppOptions } from '../../src/app/app.js';
+import { type SavedConnection, writeConfig } from '../../src/db/savedConnections.js';
 import type { Engine } from '../../src/db/database.js';
+import { startTestApp, type TestApp } from './testApp.js';
 
 /**
  * The three engines the suites run on: SQLite in a temporary file, and a fresh database of its own on
  * the machine's PostgreSQL and MariaDB (or MySQL) servers. In CI a server that is down fails the run;
- * on a developer's machine its suites are skipped with the reason printed.
+ * on a developer's machine its suites are skipped with the reason printed. `startFixtureApp` serves a
+ * fixture as the connection of a Sluice of its own.
  */
 
 export const POSTGRES_URL = process.env.SLUICE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -170,6 +173,25 @@ export async function availableEngines(): Promise<Engine[]> {
 
 export function createFixture(engine: Engine): Promise<EngineFixture> {
   return FIXTURES[engine]();
+}
+
+export type FixtureApp = { fixture: EngineFixture; app: TestApp; dispose(): Promise<void> };
+
+/** A fresh fixture database on `engine`, saved as the connection `db` of a Sluice of its own. */
+export async function startFixtureApp(engine: Engine, options: Partial<AppOptions> = {}): Promise<FixtureApp> {
+  const fixture = await createFixture(engine);
+  const dataDir = mkdtempSync(join(tmpdir(), `sluice-${engine}-`));
+  writeConfig(dataDir, { connections: [fixture.connection] });
+  const app = await startTestApp({ ...options, dataDir });
+  return {
+    fixture,
+    app,
+    async dispose() {
+      await app.dispose();
+      await fixture.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 export type ServerEngine = Exclude<Engine, 'sqlite'>;

@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import type { AnyStateMachine, EventFromLogic } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 
@@ -21,12 +21,32 @@ export function reachablePaths<T extends AnyStateMachine>(machine: T, events?: E
   return pathsOf(createTestModel(machine, { ...(events ? { events } : {}), filterEvents: (state, event) => (state as { can(event: unknown): boolean }).can(event) }));
 }
 
-/** One test per path: every shortest path, then every remaining simple path. */
-export function describePaths<P extends Path>(paths: { shortest: P[]; extraSimple: P[] }, run: (path: P) => unknown): void {
+/**
+ * One test per path: every shortest path, then every remaining simple path. After the file's tests it
+ * prints how many paths `name`'s model has and how many ran against the app.
+ */
+export function describePaths<P extends Path>(
+  name: string,
+  paths: { shortest: P[]; simple: P[]; extraSimple: P[] },
+  run: (path: P) => Promise<void>,
+): void {
+  let executed = 0;
+  const started = performance.now();
+  const counted = async (path: P) => {
+    await run(path);
+    executed++;
+  };
+  afterAll(() => {
+    console.log(
+      `${name} model: ${paths.shortest.length} shortest paths, ${paths.simple.length} simple paths ` +
+        `(${paths.extraSimple.length} not already among the shortest); ${executed} executed against the app ` +
+        `in ${Math.round(performance.now() - started)} ms`,
+    );
+  });
   describe('shortest paths', () => {
-    for (const [i, path] of paths.shortest.entries()) it(`#${i + 1} ${path.description}`, () => run(path) as void);
+    for (const [i, path] of paths.shortest.entries()) it(`#${i + 1} ${path.description}`, () => counted(path));
   });
   describe.skipIf(paths.extraSimple.length === 0)('simple paths not among the shortest', () => {
-    for (const [i, path] of paths.extraSimple.entries()) it(`#${i + 1} ${path.description}`, () => run(path) as void);
+    for (const [i, path] of paths.extraSimple.entries()) it(`#${i + 1} ${path.description}`, () => counted(path));
   });
 }

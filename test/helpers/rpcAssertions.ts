@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { RawResponse } from './testApp.js';
 
+/** Assertions on the JSON-RPC answers of the modern protocol: errors, successes, tool results. */
+
 /** The version in package.json, which `serverInfo.version` reports. */
 export const PACKAGE_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -46,4 +48,25 @@ export function expectModernSuccess(res: RawResponse, id: unknown = 1): Record<s
   expect(typeof info?.version).toBe('string');
   expect(info.version).toBe(PACKAGE_VERSION);
   return result;
+}
+
+/** Asserts a successful tool result (never cached) and returns its structured content. */
+export function expectToolSuccess(res: RawResponse, id: unknown = 1): Record<string, any> {
+  const result = expectModernSuccess(res, id);
+  expect(result.isError).toBe(false);
+  expect(result).not.toHaveProperty('ttlMs');
+  expect(result).not.toHaveProperty('cacheScope');
+  expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+  return result.structuredContent;
+}
+
+/** Asserts a tool error (contract, "Tool errors"): one text item starting `<code>: `; returns the text. */
+export function expectToolError(res: RawResponse, code: string, id: unknown = 1): string {
+  const result = expectModernSuccess(res, id);
+  expect(result.isError).toBe(true);
+  expect(result).not.toHaveProperty('ttlMs');
+  expect(result.content).toHaveLength(1);
+  expect(result.content[0].type).toBe('text');
+  expect(result.content[0].text.startsWith(`${code}: `)).toBe(true);
+  return result.content[0].text as string;
 }

@@ -1,7 +1,14 @@
+/**
+ * A real Sluice in the test process (its tokens and its demo database included), and the requests a
+ * modern client sends it.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { type App, type AppOptions, startApp } from '../../src/app/app.js';
+import type { PermissionLevel } from '../../src/auth/levels.js';
+import type { TokenStore } from '../../src/auth/tokenStore.js';
 
 export const MODERN = '2026-07-28';
 
@@ -20,6 +27,30 @@ export async function startTestApp(options: Partial<AppOptions> = {}): Promise<T
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   });
+}
+
+export type Minted = { id: string; name: string; plaintext: string; headers: Record<string, string> };
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** A token minted in the app's store, as the console would (every connection, never expiring). */
+export function mintToken(
+  app: { tokens: TokenStore },
+  name: string,
+  level: PermissionLevel = 'readWrite',
+): Minted {
+  const { record, plaintext } = app.tokens.mint({ name, level, connections: 'all', expiresInDays: null, now: Date.now() });
+  return { id: record.id, name: record.name, plaintext, headers: bearer(plaintext) };
+}
+
+/** One scalar from a SQLite file (such as an app's demo database), read on a connection of its own (not through Sluice). */
+export function scalar(path: string, sql: string, ...params: unknown[]): unknown {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(sql).pluck().get(...params);
+  } finally {
+    db.close();
+  }
 }
 
 export type McpCallOptions = {
@@ -54,16 +85,19 @@ export function mirroredHeaders(method: string, params: Record<string, unknown>)
 
 export type RawResponse = { status: number; headers: Headers; text: string; json: any };
 
+/** `text` parsed as JSON, or `undefined` when it is not JSON. */
+export function parseJson(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function post(url: string, body: string, headers: Record<string, string>): Promise<RawResponse> {
   const response = await fetch(url, { method: 'POST', headers, body });
   const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return { status: response.status, headers: response.headers, text, json: parseJson(text) };
 }
 
 /** Sends one modern JSON-RPC request with correct headers, unless `options` says otherwise. */
@@ -91,6 +125,20 @@ export async function callTool(
   options: McpCallOptions = {},
 ) {
   return mcp(app, 'tools/call', { name, arguments: args }, options);
+}
+
+/** POSTs a `notifications/cancelled` for `requestId` under the given headers (the caller's token). */
+export function sendCancelled(
+  app: { url: string },
+  requestId: string | number,
+  headers: Record<string, string>,
+): Promise<RawResponse> {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId, reason: 'the test cancelled it' },
+  });
+  return post(app.url, body, { ...mirroredHeaders('notifications/cancelled', {}), ...headers });
 }
 
 /** Parses a `text/event-stream` body into the JSON of each `data:` frame, and reports any frame with a name. */

@@ -1,6 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assign, setup, SimulatedClock, type SnapshotFrom } from 'xstate';
-import type { ConsentDialog } from '../../src/app/consentDialogs.js';
+import type { ConsentDialog } from '../../src/runtime/consentDialogs.js';
 import { type Caller, type Flight, InflightHarness, type Reply } from '../helpers/inflightHarness.js';
 import { describePaths, reachablePaths } from '../helpers/modelPaths.js';
 
@@ -62,21 +62,11 @@ type ModelState = SnapshotFrom<typeof consentModel>;
 type ModelPath = (typeof paths.shortest)[number];
 
 const paths = reachablePaths(consentModel);
-const { shortest, simple, extraSimple } = paths;
+const { shortest } = paths;
 
 const WRITE_SQL = 'UPDATE customers SET marketing_opt_in = 1 - marketing_opt_in WHERE id = 1';
 const READ_SQL = 'SELECT marketing_opt_in FROM customers WHERE id = 1';
 const REQUEST_ID = 'write-1';
-
-let executed = 0;
-const started = performance.now();
-afterAll(() => {
-  console.log(
-    `consent model: ${shortest.length} shortest paths, ${simple.length} simple paths ` +
-      `(${extraSimple.length} not already among the shortest); ${executed} executed against the app ` +
-      `in ${Math.round(performance.now() - started)} ms`,
-  );
-});
 
 type Run = {
   h: InflightHarness;
@@ -136,7 +126,6 @@ async function runPath(path: ModelPath): Promise<void> {
     });
     expect(h.app.liveActors()).toBe(h.baseline);
     expect(h.app.dialogs.list()).toEqual([]);
-    executed++;
   } finally {
     await h.dispose();
   }
@@ -225,5 +214,5 @@ describe('consent dialog model (xstate/graph, timer-free) against the real app',
     expect([...by].sort()).toEqual(['cancel', 'deadline', 'disconnect', 'revoke']);
   });
 
-  describePaths(paths, runPath);
+  describePaths('consent', paths, runPath);
 });

@@ -1,7 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assign, setup, SimulatedClock, type SnapshotFrom } from 'xstate';
-import { type Ending, TOOL_ERROR_TEXT } from '../helpers/heldTool.js';
-import { type Caller, type Flight, InflightHarness, type Reply } from '../helpers/inflightHarness.js';
+import { type Caller, type Ending, type Flight, InflightHarness, type Reply, TOOL_ERROR_TEXT } from '../helpers/inflightHarness.js';
 import { describePaths, reachablePaths } from '../helpers/modelPaths.js';
 
 /**
@@ -83,20 +82,10 @@ const failureCases: ModelEvent[] = [
 ];
 
 const paths = reachablePaths(inflightModel, failureCases);
-const { shortest, simple, extraSimple } = paths;
+const { shortest } = paths;
 
 const ENDINGS: Record<Failure, Ending> = { tool: 'toolError', plain: 'plainError', internal: 'internalError' };
 const REQUEST_ID = 42;
-
-let executed = 0;
-const started = performance.now();
-afterAll(() => {
-  console.log(
-    `inflightRequest model: ${shortest.length} shortest paths, ${simple.length} simple paths ` +
-      `(${extraSimple.length} not already among the shortest); ${executed} executed against the app ` +
-      `in ${Math.round(performance.now() - started)} ms`,
-  );
-});
 
 type Run = { h: InflightHarness; clock: SimulatedClock; owner: Caller; other: Caller; flight: Flight };
 
@@ -147,7 +136,6 @@ async function runPath(path: ModelPath): Promise<void> {
     }
     expect(h.app.liveActors()).toBe(h.baseline);
     expect(h.tool.held()).toBe(0);
-    executed++;
   } finally {
     await h.dispose();
   }
@@ -236,5 +224,5 @@ describe('in-flight request model (xstate/graph, timer-free) against the real ap
     expect([...cancelledBy].sort()).toEqual(['own', 'revoke']);
   });
 
-  describePaths(paths, runPath);
+  describePaths('inflightRequest', paths, runPath);
 });

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { APPROVAL_WINDOW_MS, type ApprovalChoice } from '../../machines/pairingRequest.js';
-import { CODE_LIFETIME_MS, TOMBSTONE_MS } from '../../machines/pairingCode.js';
+import type { ApprovalChoice } from '../../machines/pairingRequest.js';
 import { permissionLevels, type PermissionLevel } from '../../src/auth/levels.js';
-import { expiryChoices } from '../../src/auth/tokenStore.js';
-import { DEFAULT_EXPIRY_DAYS } from '../../src/pairing/pairingService.js';
-import { type ClientPairing, PairingHarness, wrongVerifier } from '../helpers/pairingHarness.js';
+import { expiryChoices } from '../../src/auth/grant.js';
+import { PAIRING } from '../../src/core/contract.js';
+import { type ClientPairing, PairingHarness, wrongVerifier } from '../helpers/pairing.js';
 
 /**
  * fast-check command sequences over pairing: open, approve (random level / expiry / connections), deny,
@@ -40,13 +39,13 @@ type ModelPairing = { client: ClientPairing; requested: PermissionLevel; created
 type Model = { now: number; pairings: ModelPairing[]; failures: number; tokens: string[] };
 
 const requestState = (p: ModelPairing, now: number) =>
-  p.answer ?? (now - p.createdAt >= APPROVAL_WINDOW_MS ? 'expired' : 'awaiting');
+  p.answer ?? (now - p.createdAt >= PAIRING.approvalWindowMs ? 'expired' : 'awaiting');
 
 const codeState = (c: ModelCode, now: number) => {
   if (c.used) return c.used;
   const age = now - c.issuedAt;
-  if (age < CODE_LIFETIME_MS) return 'pending';
-  return age < CODE_LIFETIME_MS + TOMBSTONE_MS ? 'expired' : 'gone';
+  if (age < PAIRING.codeLifetimeMs) return 'pending';
+  return age < PAIRING.codeLifetimeMs + PAIRING.codeTombstoneMs ? 'expired' : 'gone';
 };
 
 const codes = (m: Readonly<Model>) => m.pairings.flatMap((p) => (p.code ? [p.code] : []));
@@ -76,7 +75,7 @@ async function invariants(m: Model, h: PairingHarness): Promise<void> {
   expect(sheets.map((s) => s.id).sort()).toEqual(expected.map((p) => p.client.sheetId).sort());
   for (const p of expected) {
     const sheet = sheets.find((s) => s.id === p.client.sheetId);
-    expect(sheet?.secondsLeft).toBe(Math.ceil((p.createdAt + APPROVAL_WINDOW_MS - m.now) / 1000));
+    expect(sheet?.secondsLeft).toBe(Math.ceil((p.createdAt + PAIRING.approvalWindowMs - m.now) / 1000));
   }
   expect(h.app.liveActors()).toBe(h.baseline + liveThings(m));
   expect(h.exchangeFailures).toBe(m.failures);
@@ -131,7 +130,7 @@ class Approve implements Cmd {
       expect(result).toMatchObject({ ok: true });
       const tokenId = (result as { tokenId: string }).tokenId;
       const record = h.app.tokens.get(tokenId)!;
-      const days = this.expiresInDays === undefined ? DEFAULT_EXPIRY_DAYS : this.expiresInDays;
+      const days = this.expiresInDays === undefined ? PAIRING.defaultExpiryDays : this.expiresInDays;
       expect(record).toMatchObject({
         level: this.level ?? p.requested,
         connections: this.connections === 'demo' ? [DEMO_CONNECTION] : 'all',
@@ -288,12 +287,12 @@ describe('pairing under random command sequences (fast-check) against the real a
           // Every token the runs bought still authenticates.
           for (const token of model.tokens) expect(await h.toolsListStatus(token)).toBe(200);
           // Once everything is final, nothing of the pairings is left alive and no timer is waiting.
-          h.clock.advance(APPROVAL_WINDOW_MS + CODE_LIFETIME_MS + TOMBSTONE_MS);
-          model.now += APPROVAL_WINDOW_MS + CODE_LIFETIME_MS + TOMBSTONE_MS;
+          h.clock.advance(PAIRING.approvalWindowMs + PAIRING.codeLifetimeMs + PAIRING.codeTombstoneMs);
+          model.now += PAIRING.approvalWindowMs + PAIRING.codeLifetimeMs + PAIRING.codeTombstoneMs;
           expect(liveThings(model)).toBe(0);
           await invariants(model, h);
           expect(h.app.liveActors()).toBe(h.baseline);
-          expect(h.clock.pendingTimers()).toBe(0);
+          expect(h.clock.pendingTimers()).toBe(h.baselineTimers);
           runs++;
         } finally {
           await h.dispose();

@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { assign, setup, type SnapshotFrom } from 'xstate';
 import { describePaths, reachablePaths } from '../helpers/modelPaths.js';
 import type { ApprovalChoice } from '../../machines/pairingRequest.js';
-import { type ClientPairing, PairingHarness } from '../helpers/pairingHarness.js';
+import { type ClientPairing, PairingHarness } from '../helpers/pairing.js';
 
 /**
  * Model-based test of the contract's "Pairing request" table: awaiting approval → code pending (approved
@@ -64,15 +64,7 @@ const approveCases: RequestEvent[] = [
 ];
 
 const paths = reachablePaths(requestModel, approveCases);
-const { shortest, simple, extraSimple } = paths;
-
-let executed = 0;
-afterAll(() => {
-  console.log(
-    `pairingRequest model: ${shortest.length} shortest paths, ${simple.length} simple paths ` +
-      `(${extraSimple.length} not already among the shortest); ${executed} executed against the app`,
-  );
-});
+const { shortest } = paths;
 
 async function runPath(path: (typeof shortest)[number]): Promise<void> {
   const h = await PairingHarness.start();
@@ -103,8 +95,7 @@ async function runPath(path: (typeof shortest)[number]): Promise<void> {
     // within 15 minutes, after which nothing of the pairing is alive and no timer is left.
     h.clock.advance(15 * MIN);
     expect(h.app.liveActors()).toBe(h.baseline);
-    expect(h.clock.pendingTimers()).toBe(0);
-    executed++;
+    expect(h.clock.pendingTimers()).toBe(h.baselineTimers);
   } finally {
     await h.dispose();
   }
@@ -184,5 +175,5 @@ describe('pairing request model (xstate/graph, timer-free) against the real app'
   });
 
   // The request model is acyclic, so its simple paths are its shortest ones; any extra would run here.
-  describePaths(paths, runPath);
+  describePaths('pairingRequest', paths, runPath);
 });

@@ -21,10 +21,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/app/config.js';
+import { writeConfig } from '../../src/db/savedConnections.js';
 import { TOKENS_FILE, TokenStore } from '../../src/auth/tokenStore.js';
 import type { Engine } from '../../src/db/database.js';
-import { expectToolError, expectToolSuccess } from '../helpers/consentRoundTrip.js';
+import { expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import {
   availableEngines,
   createFixture,

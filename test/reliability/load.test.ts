@@ -18,14 +18,13 @@
  */
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMITS } from '../../src/transport/httpServer.js';
-import { rawRequest, type Reply } from '../helpers/rawHttp.js';
-import { closedWithin, openSocket, requestHead, sendRaw } from '../helpers/rawSocket.js';
+import { closedWithin, openSocket, rawRequest, type Reply, requestHead, sendRaw } from '../helpers/rawHttp.js';
 import { mirroredHeaders, modernMeta, startTestApp, type TestApp } from '../helpers/testApp.js';
-import { untilPasses } from '../helpers/retry.js';
+import { untilPasses } from '../helpers/polling.js';
+import { TRANSPORT } from '../../src/core/contract.js';
 
-const MAX = LIMITS.maxConnections;
-const IDLE_MS = LIMITS.idleTimeoutMs;
+const MAX = TRANSPORT.maxConnections;
+const IDLE_MS = TRANSPORT.idleTimeoutMs;
 
 /** Figures for the one summary line this file prints. */
 const figures: Record<string, number | string> = {};
@@ -249,10 +248,10 @@ describe('slow header senders (slowloris) and oversized headers', () => {
   afterAll(() => app?.dispose());
 
   const SLOW_CLIENTS = 8;
-  const CUT_WITHIN_MS = LIMITS.headersTimeoutMs + 1_000;
+  const CUT_WITHIN_MS = TRANSPORT.headersTimeoutMs + 1_000;
 
-  it(`${SLOW_CLIENTS} clients sending one header byte a second are cut off within the headers timeout (${LIMITS.headersTimeoutMs / 1000} s) + 1 s, while others are served`, { timeout: CUT_WITHIN_MS + 10_000 }, async () => {
-    expect(LIMITS.headersTimeoutMs).toBeLessThanOrEqual(IDLE_MS);
+  it(`${SLOW_CLIENTS} clients sending one header byte a second are cut off within the headers timeout (${TRANSPORT.headersTimeoutMs / 1000} s) + 1 s, while others are served`, { timeout: CUT_WITHIN_MS + 10_000 }, async () => {
+    expect(TRANSPORT.headersTimeoutMs).toBeLessThanOrEqual(IDLE_MS);
     const slow = await Promise.all(Array.from({ length: SLOW_CLIENTS }, () => openSocket(app.port)));
     const started = performance.now();
     const drips: NodeJS.Timeout[] = [];
@@ -297,7 +296,7 @@ describe('slow header senders (slowloris) and oversized headers', () => {
   it('headers over 16 KB get 431 and the connection is closed; the server stays healthy', async () => {
     const socket = await openSocket(app.port);
     try {
-      const reply = await sendRaw(socket, { ...discover(), headers: { ...discover().headers, 'x-padding': 'a'.repeat(LIMITS.maxHeaderBytes + 1024) } });
+      const reply = await sendRaw(socket, { ...discover(), headers: { ...discover().headers, 'x-padding': 'a'.repeat(TRANSPORT.maxHeaderBytes + 1024) } });
       expect(reply.status).toBe(431);
       await closedWithin(socket, 3_000);
     } finally {

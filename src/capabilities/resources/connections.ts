@@ -1,6 +1,8 @@
 import { listConnections } from '../tools/listConnections.js';
 import type { ResourceFamily } from '../types.js';
-import { CONNECTIONS_URI, JSON_MIME, jsonEntry } from './uri.js';
+import { RESOURCE_READ_TTL } from '../../core/contract.js';
+import { CONNECTIONS_URI } from '../../protocol/resourceUri.js';
+import { JSON_MIME, jsonEntry } from './jsonEntry.js';
 
 export const connectionsResource: ResourceFamily = {
   uriTemplate: CONNECTIONS_URI,
@@ -8,7 +10,7 @@ export const connectionsResource: ResourceFamily = {
   title: 'Saved connections',
   description: 'The database connections this client may use.',
   mimeType: JSON_MIME,
-  ttlMs: 5_000,
+  ttlMs: RESOURCE_READ_TTL.connections,
   match: (uri) => (uri.href === CONNECTIONS_URI ? {} : undefined),
   async list() {
     return [

@@ -1,7 +1,9 @@
-import { invalidParams } from '../../protocol/errors.js';
+import { invalidParams } from '../../core/errors.js';
 import { useConnection, visibleConnections } from '../connectionArgs.js';
 import type { ResourceFamily } from '../types.js';
-import { connectionUri, JSON_MIME, jsonEntry, matchConnectionUri } from './uri.js';
+import { RESOURCE_READ_TTL } from '../../core/contract.js';
+import { connectionUri, matchConnectionUri } from '../../protocol/resourceUri.js';
+import { JSON_MIME, jsonEntry } from './jsonEntry.js';
 
 export const historyResource: ResourceFamily = {
   uriTemplate: 'sluice://connections/{connection_id}/history{?limit,search}',
@@ -9,7 +11,7 @@ export const historyResource: ResourceFamily = {
   title: 'Query history',
   description: 'Statements recently run through Sluice on a connection, newest first (kept in memory only).',
   mimeType: JSON_MIME,
-  ttlMs: 5_000,
+  ttlMs: RESOURCE_READ_TTL['query-history'],
   match: (uri) => matchConnectionUri(uri, ['{connection_id}', 'history'], ['limit', 'search']),
   async list(ctx) {
     return visibleConnections(ctx).map((c) =>

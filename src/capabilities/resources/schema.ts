@@ -1,6 +1,8 @@
 import { useConnection, visibleConnections } from '../connectionArgs.js';
 import type { ResourceFamily } from '../types.js';
-import { connectionUri, JSON_MIME, jsonEntry, matchConnectionUri } from './uri.js';
+import { RESOURCE_READ_TTL } from '../../core/contract.js';
+import { connectionUri, matchConnectionUri } from '../../protocol/resourceUri.js';
+import { JSON_MIME, jsonEntry } from './jsonEntry.js';
 
 export const schemaResource: ResourceFamily = {
   uriTemplate: 'sluice://connections/{connection_id}/schema',
@@ -8,7 +10,7 @@ export const schemaResource: ResourceFamily = {
   title: 'Connection schema',
   description: 'Every schema, table, view and column of a connection. Subscribe to hear when it changes.',
   mimeType: JSON_MIME,
-  ttlMs: 30_000,
+  ttlMs: RESOURCE_READ_TTL['connection-schema'],
   match: (uri) => matchConnectionUri(uri, ['{connection_id}', 'schema']),
   async list(ctx) {
     return visibleConnections(ctx).map((c) =>

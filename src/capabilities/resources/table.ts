@@ -1,6 +1,8 @@
 import { describeOrFail, useConnection, visibleConnections } from '../connectionArgs.js';
 import type { CallContext, ResourceEntry, ResourceFamily } from '../types.js';
-import { connectionUri, JSON_MIME, jsonEntry, matchConnectionUri } from './uri.js';
+import { RESOURCE_READ_TTL } from '../../core/contract.js';
+import { connectionUri, matchConnectionUri } from '../../protocol/resourceUri.js';
+import { JSON_MIME, jsonEntry } from './jsonEntry.js';
 
 /** One entry per table of every visible connection, made by `entry`. */
 export async function perTable(
@@ -22,7 +24,7 @@ export const tableResource: ResourceFamily = {
   title: 'Table description',
   description: 'Columns, keys, indexes and foreign keys of one table or view.',
   mimeType: JSON_MIME,
-  ttlMs: 60_000,
+  ttlMs: RESOURCE_READ_TTL.table,
   match: (uri) => matchConnectionUri(uri, ['{connection_id}', 'tables', '{table}'], ['schema']),
   list: (ctx) =>
     perTable(ctx, (id, name, table) =>

@@ -1,7 +1,9 @@
 import { getTableDdl } from '../tools/getTableDdl.js';
 import type { ResourceFamily } from '../types.js';
+import { RESOURCE_READ_TTL } from '../../core/contract.js';
 import { perTable } from './table.js';
-import { connectionUri, JSON_MIME, jsonEntry, matchConnectionUri } from './uri.js';
+import { connectionUri, matchConnectionUri } from '../../protocol/resourceUri.js';
+import { JSON_MIME, jsonEntry } from './jsonEntry.js';
 
 export const tableDdlResource: ResourceFamily = {
   uriTemplate: 'sluice://connections/{connection_id}/tables/{table}/ddl{?schema}',
@@ -9,7 +11,7 @@ export const tableDdlResource: ResourceFamily = {
   title: 'Table DDL',
   description: 'The CREATE statements of one table or view, with its indexes and triggers.',
   mimeType: JSON_MIME,
-  ttlMs: 300_000,
+  ttlMs: RESOURCE_READ_TTL['table-ddl'],
   match: (uri) => matchConnectionUri(uri, ['{connection_id}', 'tables', '{table}', 'ddl'], ['schema']),
   list: (ctx) =>
     perTable(ctx, (id, name, table) =>

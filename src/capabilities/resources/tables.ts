@@ -1,6 +1,8 @@
 import { useConnection, visibleConnections } from '../connectionArgs.js';
 import type { ResourceFamily } from '../types.js';
-import { connectionUri, JSON_MIME, jsonEntry, matchConnectionUri } from './uri.js';
+import { RESOURCE_READ_TTL } from '../../core/contract.js';
+import { connectionUri, matchConnectionUri } from '../../protocol/resourceUri.js';
+import { JSON_MIME, jsonEntry } from './jsonEntry.js';
 
 export const tablesResource: ResourceFamily = {
   uriTemplate: 'sluice://connections/{connection_id}/tables{?schema}',
@@ -8,7 +10,7 @@ export const tablesResource: ResourceFamily = {
   title: 'Tables of a connection',
   description: 'The tables and views of a connection, optionally in one schema.',
   mimeType: JSON_MIME,
-  ttlMs: 30_000,
+  ttlMs: RESOURCE_READ_TTL['connection-tables'],
   match: (uri) => matchConnectionUri(uri, ['{connection_id}', 'tables'], ['schema']),
   async list(ctx) {
     return visibleConnections(ctx).map((c) =>

@@ -1,6 +1,5 @@
 import { type Filter, filterOps, type Sort } from '../../db/database.js';
-import { RESULT_BYTES } from '../../db/resultBudget.js';
-import { ToolError } from '../../protocol/errors.js';
+import { ToolError } from '../../core/errors.js';
 import {
   connectionIdProperty,
   describeOrFail,
@@ -12,6 +11,7 @@ import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { maxBytesProperty, resultSetSchema, toResultSet } from '../resultSet.js';
 import type { Tool } from '../types.js';
+import { RESULTS } from '../../core/contract.js';
 
 type Args = {
   connection_id: string;
@@ -132,7 +132,7 @@ export const browseTable: Tool<Args> = {
           limit: limit + 1,
           offset: args.offset ?? 0,
         },
-        { maxRows: limit, maxBytes: args.max_bytes ?? RESULT_BYTES.default, timeoutMs: 30_000, signal: ctx.signal, rowsAs: 'json' },
+        { maxRows: limit, maxBytes: args.max_bytes ?? RESULTS.defaultBytes, timeoutMs: RESULTS.defaultTimeoutSeconds * 1_000, signal: ctx.signal, rowsAs: 'json' },
       )
       .catch((error: unknown) => {
         throw fromDriverError(error);

@@ -1,10 +1,10 @@
 import { classifyStatement } from '../../db/classify.js';
-import { ToolError } from '../../protocol/errors.js';
+import { ToolError } from '../../core/errors.js';
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
 import { resultSetSchema } from '../resultSet.js';
 import { runStatement } from '../runStatement.js';
 import type { Tool } from '../types.js';
-import { MAX_SQL_BYTES } from './executeQuery.js';
+import { RESULTS } from '../../core/contract.js';
 
 type Args = { connection_id: string; sql: string };
 
@@ -21,7 +21,7 @@ export const confirmDestructiveOperation: Tool<Args> = {
         type: 'string',
         description: 'Exactly one destructive statement.',
         minLength: 1,
-        maxLength: MAX_SQL_BYTES,
+        maxLength: RESULTS.maxSqlBytes,
       },
     },
     required: ['connection_id', 'sql'],
@@ -41,8 +41,8 @@ export const confirmDestructiveOperation: Tool<Args> = {
       sql: args.sql,
       kind,
       params: [],
-      maxRows: 500,
-      timeoutMs: 30_000,
+      maxRows: RESULTS.defaultRows,
+      timeoutMs: RESULTS.defaultTimeoutSeconds * 1_000,
     });
   },
 };

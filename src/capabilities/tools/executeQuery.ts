@@ -1,11 +1,11 @@
 import { requireScopes } from '../../auth/access.js';
 import { classifyStatement } from '../../db/classify.js';
-import { ToolError } from '../../protocol/errors.js';
+import { ToolError } from '../../core/errors.js';
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
-import { RESULT_BYTES } from '../../db/resultBudget.js';
 import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
 import { runStatement } from '../runStatement.js';
 import type { Tool } from '../types.js';
+import { RESULTS } from '../../core/contract.js';
 
 type Args = {
   connection_id: string;
@@ -15,8 +15,6 @@ type Args = {
   max_bytes?: number;
   timeout_seconds?: number;
 };
-
-export const MAX_SQL_BYTES = 100 * 1024;
 
 export const executeQuery: Tool<Args> = {
   name: 'execute_query',
@@ -29,19 +27,19 @@ export const executeQuery: Tool<Args> = {
       connection_id: connectionIdProperty,
       sql: {
         type: 'string',
-        description: 'Exactly one SQL statement (at most 100 KB).',
+        description: `Exactly one SQL statement (at most ${RESULTS.maxSqlBytes / 1024} KB).`,
         minLength: 1,
-        maxLength: MAX_SQL_BYTES,
+        maxLength: RESULTS.maxSqlBytes,
       },
       params: {
         type: 'array',
         description: 'Values bound to the statement’s placeholders, in order.',
         items: {},
-        maxItems: 1000,
+        maxItems: RESULTS.maxParams,
       },
-      max_rows: { type: 'integer', minimum: 1, maximum: 10_000, default: 500 },
+      max_rows: { type: 'integer', minimum: 1, maximum: RESULTS.maxRows, default: RESULTS.defaultRows },
       max_bytes: maxBytesProperty,
-      timeout_seconds: { type: 'integer', minimum: 1, maximum: 300, default: 30 },
+      timeout_seconds: { type: 'integer', minimum: 1, maximum: RESULTS.maxTimeoutSeconds, default: RESULTS.defaultTimeoutSeconds },
     },
     required: ['connection_id', 'sql'],
     additionalProperties: false,
@@ -51,8 +49,8 @@ export const executeQuery: Tool<Args> = {
   scopes: [],
   async run(args, ctx) {
     ctx.progress(0, 1, 'Checking the statement');
-    if (Buffer.byteLength(args.sql) > MAX_SQL_BYTES)
-      throw new ToolError('invalid_argument', 'the SQL is over 100 KB');
+    if (Buffer.byteLength(args.sql) > RESULTS.maxSqlBytes)
+      throw new ToolError('invalid_argument', `the SQL is over ${RESULTS.maxSqlBytes / 1024} KB`);
     const params = args.params ?? [];
     if (params.some((p) => p !== null && typeof p === 'object')) {
       throw new ToolError('invalid_argument', 'params must be strings, numbers, booleans or null');
@@ -68,9 +66,9 @@ export const executeQuery: Tool<Args> = {
       sql: args.sql,
       kind,
       params: params.map((p) => (typeof p === 'boolean' && db.engine === 'sqlite' ? Number(p) : p)),
-      maxRows: args.max_rows ?? 500,
-      maxBytes: args.max_bytes ?? RESULT_BYTES.default,
-      timeoutMs: (args.timeout_seconds ?? 30) * 1000,
+      maxRows: args.max_rows ?? RESULTS.defaultRows,
+      maxBytes: args.max_bytes ?? RESULTS.defaultBytes,
+      timeoutMs: (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000,
     });
   },
 };

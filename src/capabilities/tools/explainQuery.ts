@@ -1,10 +1,10 @@
 import { classifyStatement } from '../../db/classify.js';
-import { ToolError } from '../../protocol/errors.js';
+import { ToolError } from '../../core/errors.js';
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
-import { MAX_SQL_BYTES } from './executeQuery.js';
+import { RESULTS } from '../../core/contract.js';
 
 type Args = { connection_id: string; sql: string };
 
@@ -22,7 +22,7 @@ export const explainQuery: Tool<Args> = {
         type: 'string',
         description: 'Exactly one SQL statement.',
         minLength: 1,
-        maxLength: MAX_SQL_BYTES,
+        maxLength: RESULTS.maxSqlBytes,
       },
     },
     required: ['connection_id', 'sql'],

@@ -1,4 +1,4 @@
-import { ToolError } from '../../protocol/errors.js';
+import { ToolError } from '../../core/errors.js';
 import { connectionIdProperty, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';

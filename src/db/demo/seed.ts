@@ -1,9 +1,9 @@
+import { DAY_MS } from '../../core/clock.js';
 import Database from 'better-sqlite3';
 
 // Everything below derives from this seed, so every run builds the identical database.
 const SEED = 0x5eed_b00c;
 
-const DAY_MS = 86_400_000;
 const START_MS = Date.UTC(2024, 0, 1);
 const END_MS = Date.UTC(2026, 5, 30);
 const BACKLIST_START_MS = Date.UTC(1998, 0, 1);

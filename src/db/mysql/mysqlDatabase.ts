@@ -3,6 +3,7 @@ import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows
 import type { ServerAddress } from '../connectionUrl.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
 import { ServerDatabase } from '../serverDatabase.js';
+import { type AppClock, systemClock } from '../../core/clock.js';
 
 const quoteIdent = (name: string) => `\`${name.replaceAll('`', '``')}\``;
 const dialect: SqlDialect = { quoteIdent, placeholder: () => '?' };
@@ -20,8 +21,8 @@ export class MysqlDatabase extends ServerDatabase {
       (SELECT COALESCE(MAX(CREATE_TIME), '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()), ':',
       (SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()))`;
 
-  constructor(address: ServerAddress) {
-    super(async () => new (await import('./mysqlSessions.js')).MysqlSessions(address), dialect);
+  constructor(address: ServerAddress, clock: AppClock = systemClock) {
+    super(async () => new (await import('./mysqlSessions.js')).MysqlSessions(address, clock), dialect);
     this.#database = address.database;
   }
 

@@ -1,16 +1,15 @@
 import mysql from 'mysql2';
-import { ErrorCode, ProtocolError, ToolError } from '../../protocol/errors.js';
+import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import { redact } from '../redact.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
-import { READ_SESSIONS, type ServerSessions, type StatementOptions } from '../serverDatabase.js';
+import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { RowBudget } from '../resultBudget.js';
 import { cancellable, toWireValue } from '../serverValues.js';
+import { DATABASES } from '../../core/contract.js';
+import type { AppClock } from '../../core/clock.js';
 
-const CONNECT_TIMEOUT_MS = 5_000;
-/** Past the engine's own limit, the statement is killed from here (MySQL limits only SELECTs itself). */
-const TIMEOUT_GRACE_MS = 1_000;
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
 const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 const ENGINE_TIMEOUTS = new Set([1969, 3024]);
@@ -39,11 +38,14 @@ export class MysqlSessions implements ServerSessions {
   readonly #secrets: string[];
   #flavor: Promise<'mariadb' | 'mysql'> | undefined;
 
-  constructor(address: ServerAddress) {
+  readonly #clock: AppClock;
+
+  constructor(address: ServerAddress, clock: AppClock) {
+    this.#clock = clock;
     const { engine: _engine, ...credentials } = address;
     this.#config = {
       ...credentials,
-      connectTimeout: CONNECT_TIMEOUT_MS,
+      connectTimeout: DATABASES.connectTimeoutMs,
       supportBigNumbers: true,
       dateStrings: true,
       multipleStatements: false,
@@ -52,7 +54,7 @@ export class MysqlSessions implements ServerSessions {
       charset: 'utf8mb4',
     };
     this.#secrets = address.password ? [address.password] : [];
-    this.#reads = mysql.createPool({ ...this.#config, connectionLimit: READ_SESSIONS, maxIdle: READ_SESSIONS, idleTimeout: 30_000 });
+    this.#reads = mysql.createPool({ ...this.#config, connectionLimit: DATABASES.readSessions, maxIdle: DATABASES.readSessions, idleTimeout: 30_000 });
     this.#writes = mysql.createPool({ ...this.#config, connectionLimit: 2, maxIdle: 2, idleTimeout: 30_000 });
   }
 
@@ -121,7 +123,7 @@ export class MysqlSessions implements ServerSessions {
         void this.#killQuery(connection.threadId).catch(() => {});
       },
     };
-    const timer = setTimeout(() => stop.kill('timedOut'), options.timeoutMs + TIMEOUT_GRACE_MS);
+    const timer = this.#clock.setTimeout(() => stop.kill('timedOut'), options.timeoutMs + DATABASES.deadlineGraceMs);
     let discard = false;
     try {
       return await cancellable(options.signal, () => work(connection, stop), () => {
@@ -134,7 +136,7 @@ export class MysqlSessions implements ServerSessions {
       if (stop.reason === 'timedOut' && (error as MysqlError).errno === INTERRUPTED) throw statementTimeout();
       throw this.#failure(error as MysqlError);
     } finally {
-      clearTimeout(timer);
+      this.#clock.clearTimeout(timer);
       // A session a KILL was aimed at, or that failed mid-transaction, is closed: the server rolls it back.
       if (discard || stop.reason) connection.destroy();
       else connection.release();
@@ -243,7 +245,7 @@ export class MysqlSessions implements ServerSessions {
 
   #connectFailure(error: MysqlError): DriverFailure {
     if (error.code === 'ETIMEDOUT') {
-      return new DriverFailure('timeout', `the MySQL server did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`, this.#secrets);
+      return new DriverFailure('timeout', `the MySQL server did not answer within ${DATABASES.connectTimeoutMs / 1000} s`, this.#secrets);
     }
     return new DriverFailure('not_connected', `cannot reach the MySQL server: ${error.message}`, this.#secrets);
   }

@@ -1,4 +1,4 @@
-import { ToolError } from '../../protocol/errors.js';
+import { ToolError } from '../../core/errors.js';
 
 /** The real PostgreSQL parser (libpg-query, WebAssembly), loaded on first use. */
 const parser = () => import('libpg-query');

@@ -1,16 +1,16 @@
 import pg from 'pg';
-import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { ErrorCode, ProtocolError } from '../../core/errors.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
-import { READ_SESSIONS, type ServerSessions, type StatementOptions } from '../serverDatabase.js';
+import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { cancellable, int64, toWireValue } from '../serverValues.js';
 import { tokenize } from '../sqlTokens.js';
 import { RowBudget } from '../resultBudget.js';
 import { assertParses } from './postgresParser.js';
 import { GuardedSocket } from './rowGuard.js';
+import { DATABASES } from '../../core/contract.js';
 
-const CONNECT_TIMEOUT_MS = 5_000;
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
 const RAW_TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1186, 1266]);
 const INT8 = 20;
@@ -54,14 +54,14 @@ export class PostgresSessions implements ServerSessions {
     this.#config = {
       ...credentials,
       application_name: 'sluice',
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: DATABASES.connectTimeoutMs,
       idleTimeoutMillis: 30_000,
       allowExitOnIdle: true,
       types: typeParsers,
       stream: () => new GuardedSocket(),
     };
     this.#secrets = address.password ? [address.password] : [];
-    this.#reads = new pg.Pool({ ...this.#config, max: READ_SESSIONS, options: '-c default_transaction_read_only=on' });
+    this.#reads = new pg.Pool({ ...this.#config, max: DATABASES.readSessions, options: '-c default_transaction_read_only=on' });
     this.#writes = new pg.Pool({ ...this.#config, max: 2 });
     // An idle session the server dropped: the pool discards it and opens another on next use.
     this.#reads.on('error', ignore);
@@ -171,7 +171,7 @@ export class PostgresSessions implements ServerSessions {
 
   #connectFailure(error: PgError): DriverFailure {
     if (/timeout/i.test(error.message)) {
-      return new DriverFailure('timeout', `the PostgreSQL server did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`, this.#secrets);
+      return new DriverFailure('timeout', `the PostgreSQL server did not answer within ${DATABASES.connectTimeoutMs / 1000} s`, this.#secrets);
     }
     return new DriverFailure('not_connected', `cannot reach the PostgreSQL server: ${error.message}`, this.#secrets);
   }

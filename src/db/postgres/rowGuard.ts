@@ -1,7 +1,5 @@
 import { Socket } from 'node:net';
-
-/** The largest row a PostgreSQL session may hand to the driver: `pg` holds a whole row before parsing it. */
-export const MAX_ROW_MESSAGE_BYTES = 32 * 1024 * 1024;
+import { RESULTS } from '../../core/contract.js';
 
 const HEADER_BYTES = 5;
 const DATA_ROW = 0x44; // 'D'
@@ -77,7 +75,7 @@ export class GuardedSocket extends Socket {
   }
 
   #admits(length: number): boolean {
-    if (length > MAX_ROW_MESSAGE_BYTES) return false;
+    if (length > RESULTS.maxPostgresRowBytes) return false;
     const free = this.#firstRowFree;
     this.#firstRowFree = false;
     if (!free && (this.dropped > 0 || length > this.#allowance)) return false;

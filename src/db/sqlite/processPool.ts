@@ -1,9 +1,11 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import PQueue from 'p-queue';
-import { ErrorCode, ProtocolError, ToolError } from '../../protocol/errors.js';
+import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import { JsonRows, type ResultSet, type Rows } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
+import { DATABASES } from '../../core/contract.js';
+import { type AppClock, systemClock } from '../../core/clock.js';
 
 export type SqliteStatement = {
   /** `check` prepares the statement and runs nothing. */
@@ -38,9 +40,6 @@ function sqliteFailure(code: string, message: string): DriverFailure | ToolError
 }
 
 const QUERY_PROCESS = fileURLToPath(new URL('./queryProcess.js', import.meta.url));
-const BUSY_TIMEOUT_MS = 5_000;
-/** A query process's JavaScript heap: a statement that needs more ends the process, not the server. */
-const QUERY_PROCESS_HEAP_MB = 256;
 /** How V8 ends a process out of heap (abort: SIGABRT, or exit code 134 through some shells). */
 const OUT_OF_MEMORY_EXIT = 134;
 
@@ -54,10 +53,12 @@ export class SqliteProcessPool {
   readonly #queue: PQueue;
   readonly #idle: ChildProcess[] = [];
   readonly #busy = new Set<ChildProcess>();
+  readonly #clock: AppClock;
   #nextId = 1;
 
-  constructor(path: string, size = 2) {
+  constructor(path: string, size: number, clock: AppClock = systemClock) {
     this.#path = path;
+    this.#clock = clock;
     this.#queue = new PQueue({ concurrency: size });
   }
 
@@ -74,10 +75,10 @@ export class SqliteProcessPool {
   }
 
   #spawn(): ChildProcess {
-    const child = fork(QUERY_PROCESS, [this.#path, String(BUSY_TIMEOUT_MS)], {
+    const child = fork(QUERY_PROCESS, [this.#path, String(DATABASES.sqliteBusyTimeoutMs)], {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      execArgv: [`--max-old-space-size=${QUERY_PROCESS_HEAP_MB}`],
+      execArgv: [`--max-old-space-size=${DATABASES.sqliteHeapMb}`],
     });
     child.unref();
     child.channel?.unref();
@@ -93,7 +94,7 @@ export class SqliteProcessPool {
 
     return new Promise<ResultSet<Rows>>((resolve, reject) => {
       const settle = (keep: boolean) => {
-        clearTimeout(timer);
+        this.#clock.clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         child.off('message', onMessage);
         child.off('error', onError);
@@ -131,11 +132,11 @@ export class SqliteProcessPool {
         const outOfMemory = code === OUT_OF_MEMORY_EXIT || signalName === 'SIGABRT' || signalName === 'SIGTRAP';
         reject(
           outOfMemory
-            ? new DriverFailure('query_failed', `the statement needed more than the query process's ${QUERY_PROCESS_HEAP_MB} MB of memory; select less (fewer rows or shorter values)`)
+            ? new DriverFailure('query_failed', `the statement needed more than the query process's ${DATABASES.sqliteHeapMb} MB of memory; select less (fewer rows or shorter values)`)
             : sqliteFailure('SQLITE_CANTOPEN', 'the database process stopped; is the file readable?'),
         );
       };
-      const timer = setTimeout(() => {
+      const timer = this.#clock.setTimeout(() => {
         settle(false);
         reject(
           new ProtocolError(

@@ -4,10 +4,11 @@
 import { URL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { DATABASES } from '../../core/contract.js';
 import { blobHex, RowBudget } from '../resultBudget.js';
 
 const [path, busyTimeoutMs] = process.argv.slice(2);
-const SQLITE_HEAP_BYTES = 256 * 1024 * 1024;
+const SQLITE_HEAP_BYTES = DATABASES.sqliteHeapMb * 1024 * 1024;
 const db = new Database(/** @type {string} */ (path), {
   fileMustExist: true,
   timeout: Number(busyTimeoutMs),
@@ -121,8 +122,6 @@ function write(request) {
   }
 }
 
-/** Past the statement's timeout the server kills this process; past this much more, it ends itself. */
-const OWN_DEADLINE_GRACE_MS = 1_000;
 // The running statement's own deadline (ms since the epoch; 0 while idle), read by the watchdog.
 const deadline = new BigInt64Array(new SharedArrayBuffer(8));
 new Worker(new URL('./watchdog.js', import.meta.url), {
@@ -146,7 +145,7 @@ process.on(
   'message',
   (/** @type {Request} */ request) => {
     let reply;
-    Atomics.store(deadline, 0, BigInt(Date.now() + (request.timeoutMs ?? 0) + OWN_DEADLINE_GRACE_MS));
+    Atomics.store(deadline, 0, BigInt(Date.now() + (request.timeoutMs ?? 0) + DATABASES.deadlineGraceMs));
     try {
       reply = request.mode === 'write' ? write(request) : request.mode === 'check' ? check(request) : read(request);
     } catch (error) {

@@ -13,13 +13,12 @@ import {
   type TableSummary,
   valuesOf,
 } from '../database.js';
-import { ToolError } from '../../protocol/errors.js';
-import { CATALOG_BUDGET, RESULT_BYTES } from '../resultBudget.js';
+import { ToolError } from '../../core/errors.js';
+import { CATALOG_BUDGET } from '../resultBudget.js';
 import { SqliteProcessPool } from './processPool.js';
+import { DATABASES, RESULTS } from '../../core/contract.js';
+import { type AppClock, systemClock } from '../../core/clock.js';
 
-const INTROSPECTION_TIMEOUT_MS = 30_000;
-/** Query processes per SQLite connection. */
-const QUERY_PROCESSES = 2;
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const dialect: SqlDialect = { quoteIdent, placeholder: () => '?' };
 
@@ -27,17 +26,17 @@ type Row = unknown[];
 
 export class SqliteDatabase implements Database {
   readonly engine = 'sqlite' as const;
-  readonly sessions = QUERY_PROCESSES;
+  readonly sessions = DATABASES.sqliteQueryProcesses;
   readonly #pool: SqliteProcessPool;
   readonly #fileName: string;
 
-  constructor(path: string) {
-    this.#pool = new SqliteProcessPool(path, QUERY_PROCESSES);
+  constructor(path: string, clock: AppClock = systemClock) {
+    this.#pool = new SqliteProcessPool(path, DATABASES.sqliteQueryProcesses, clock);
     this.#fileName = basename(path);
   }
 
   async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
-    const result = await this.#pool.run({ mode: 'read', sql, params, ...CATALOG_BUDGET }, signal, INTROSPECTION_TIMEOUT_MS);
+    const result = await this.#pool.run({ mode: 'read', sql, params, ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs);
     return valuesOf(result.rows);
   }
 
@@ -169,12 +168,12 @@ export class SqliteDatabase implements Database {
 
   async explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
     const request = { mode: 'read' as const, sql: `EXPLAIN QUERY PLAN ${sql}`, params: [], ...CATALOG_BUDGET, maxRows: 10_000 };
-    const result = await this.#pool.run(request, signal, INTROSPECTION_TIMEOUT_MS);
+    const result = await this.#pool.run(request, signal, DATABASES.introspectionTimeoutMs);
     return { ...result, rows: valuesOf(result.rows) };
   }
 
   async check(sql: string, signal: AbortSignal): Promise<void> {
-    await this.#pool.run({ mode: 'check', sql, params: [], ...CATALOG_BUDGET }, signal, INTROSPECTION_TIMEOUT_MS);
+    await this.#pool.run({ mode: 'check', sql, params: [], ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs);
   }
 
   read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
@@ -191,7 +190,7 @@ export class SqliteDatabase implements Database {
       sql,
       params: options.params ?? [],
       maxRows: options.maxRows,
-      maxBytes: options.maxBytes ?? RESULT_BYTES.default,
+      maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
       rowsAs: options.rowsAs ?? 'values',
     };
     return this.#pool.run(request, options.signal, options.timeoutMs);

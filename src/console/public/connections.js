@@ -1,0 +1,187 @@
+// 5. Connections: the list with each one's settings, removing one, and the form that adds one.
+
+import { post } from './api.js';
+import { announce, setEmpty, setError } from './feedback.js';
+import { reconcile } from './reconcile.js';
+import { scheduleRefresh } from './refresh.js';
+import { $, $$, h, uid } from './shared/dom.js';
+import { state } from './state.js';
+import { labelOf } from './words.js';
+
+const ACCESS_LABELS = { blocked: 'Blocked', readOnly: 'Read only', readWrite: 'Read and write' };
+const POLICY_LABELS = { never: 'Never', askEachTime: 'Ask each time', always: 'Always' };
+const ENGINE_LABELS = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL' };
+
+export function renderConnections() {
+  const list = $('[data-list="connections"]');
+  reconcile(list, state.connections, (c) => c.id, createConnectionRow, updateConnectionRow);
+  setEmpty('connections', state.connections.length === 0);
+}
+
+function settingSelect(id, labels, onChange) {
+  const select = h('select', { id }, Object.entries(labels).map(([value, label]) => h('option', { value }, label)));
+  select.addEventListener('change', () => onChange(select));
+  return select;
+}
+
+function createConnectionRow(connection) {
+  const id = uid('conn');
+  const row = h('tr', { 'data-connection-id': connection.id });
+  const externalId = `${id}-external`;
+  const aiId = `${id}-ai`;
+  const external = settingSelect(externalId, ACCESS_LABELS, (select) => saveSetting(row, 'externalAccess', select));
+  external.dataset.setting = 'externalAccess';
+  const ai = settingSelect(aiId, POLICY_LABELS, (select) => saveSetting(row, 'aiPolicy', select));
+  ai.dataset.setting = 'aiPolicy';
+  const nameId = `${id}-name`;
+  row.append(
+    h(
+      'th',
+      { scope: 'row', class: 'cell-name cell-connection' },
+      h('span', { class: 'cell-title', id: nameId, 'data-cell': 'name' }),
+      h(
+        'span',
+        { class: 'cell-sub' },
+        h('span', { class: 'visually-hidden' }, 'ID '),
+        h('code', { 'data-cell': 'id' }),
+        h('span', { 'aria-hidden': 'true' }, ' · '),
+        h('span', { class: 'visually-hidden' }, ', engine '),
+        h('span', { 'data-cell': 'engine' }),
+      ),
+      h('span', { class: 'cell-where' }, h('span', { class: 'visually-hidden' }, ', where: '), h('code', { 'data-cell': 'where' })),
+    ),
+    h('td', {}, h('label', { for: externalId, class: 'visually-hidden', 'data-label': 'external' }), external),
+    h('td', {}, h('label', { for: aiId, class: 'visually-hidden', 'data-label': 'ai' }), ai),
+    h(
+      'td',
+      { class: 'cell-actions' },
+      h('button', {
+        type: 'button', class: 'button button-small button-danger', 'data-action': 'remove',
+        'aria-describedby': nameId, onclick: () => removeConnection(row),
+      }, 'Remove'),
+      h('span', { class: 'saved', 'data-saved': '', 'aria-hidden': 'true' }),
+    ),
+  );
+  return row;
+}
+
+function updateConnectionRow(row, connection) {
+  row._connection = connection;
+  const name = connection.name || connection.id;
+  $('[data-cell="name"]', row).textContent = name;
+  $('[data-cell="id"]', row).textContent = connection.id;
+  $('[data-cell="engine"]', row).textContent = labelOf(ENGINE_LABELS, connection.engine);
+  $('[data-cell="where"]', row).textContent = connection.path ?? connection.url ?? '—';
+  $('[data-label="external"]', row).textContent = `External access for ${name}`;
+  $('[data-label="ai"]', row).textContent = `AI policy for ${name}`;
+  for (const select of $$('select', row)) {
+    if (select._busy) continue;
+    const value = connection[select.dataset.setting];
+    if (value !== undefined && select.value !== value) select.value = value;
+  }
+}
+
+async function saveSetting(row, setting, select) {
+  const connection = row._connection;
+  const name = connection.name || connection.id;
+  setError('connections', '');
+  select._busy = true;
+  try {
+    await post('connections.update', { id: connection.id, [setting]: select.value });
+    connection[setting] = select.value;
+    const saved = $('[data-saved]', row);
+    saved.textContent = 'Saved';
+    clearTimeout(saved._timer);
+    saved._timer = setTimeout(() => (saved.textContent = ''), 2000);
+    const labels = setting === 'aiPolicy' ? POLICY_LABELS : ACCESS_LABELS;
+    announce(`${name}: ${setting === 'aiPolicy' ? 'AI policy' : 'external access'} set to ${labelOf(labels, select.value)}.`);
+  } catch (e) {
+    select.value = connection[setting];
+    setError('connections', `Could not change “${name}”: ${e.message}`);
+  } finally {
+    select._busy = false;
+    scheduleRefresh(0);
+  }
+}
+
+async function removeConnection(row) {
+  const connection = row._connection;
+  const name = connection.name || connection.id;
+  setError('connections', '');
+  const ok = window.confirm(
+    `Remove the connection “${name}”?\n\nClients lose access to it at once. The database itself is not touched.`,
+  );
+  if (!ok) return;
+  try {
+    await post('connections.remove', { id: connection.id });
+    announce(`Connection ${name} removed.`);
+  } catch (e) {
+    setError('connections', `Could not remove “${name}”: ${e.message}`);
+  } finally {
+    scheduleRefresh(0);
+  }
+}
+
+const WHERE_TEXT = {
+  path: {
+    label: 'File path',
+    placeholder: '/path/to/database.sqlite',
+    hint: 'The path of the SQLite database file on this computer.',
+  },
+  url: {
+    label: 'Server URL',
+    placeholder: 'postgres://user:password@localhost:5432/shop',
+    hint: 'A postgres://… or mysql://… URL. The password is saved, and shown here as ***.',
+  },
+};
+
+export function wireConnectionForm() {
+  const form = $('#connection-form');
+  const where = form.elements.where;
+  const applyKind = () => {
+    const text = WHERE_TEXT[form.elements.kind.value] ?? WHERE_TEXT.path;
+    $('[data-where-label]', form).textContent = text.label;
+    $('[data-where-hint]', form).textContent = text.hint;
+    where.placeholder = text.placeholder;
+  };
+  for (const radio of $$('input[name="kind"]', form)) radio.addEventListener('change', applyKind);
+  applyKind();
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    setError('connection-add', '');
+    const kind = form.elements.kind.value;
+    const name = form.elements.name.value.trim();
+    const target = where.value.trim();
+    if (!name) {
+      setError('connection-add', 'Give the connection a name.');
+      form.elements.name.focus();
+      return;
+    }
+    if (!target) {
+      setError('connection-add', kind === 'url' ? 'Enter the server URL.' : 'Enter the path of the SQLite file.');
+      where.focus();
+      return;
+    }
+    const body = {
+      name,
+      [kind === 'url' ? 'url' : 'path']: target,
+      externalAccess: form.elements.externalAccess.value,
+      aiPolicy: form.elements.aiPolicy.value,
+    };
+    const submit = $('button[type="submit"]', form);
+    submit.disabled = true;
+    try {
+      const result = await post('connections.add', body);
+      form.elements.name.value = '';
+      where.value = '';
+      announce(`Connection ${result?.name ?? name} added.`);
+      form.elements.name.focus();
+    } catch (e) {
+      setError('connection-add', e.message);
+    } finally {
+      submit.disabled = false;
+      scheduleRefresh(0);
+    }
+  });
+}

@@ -1,0 +1,92 @@
+import type { ActivityEntry } from '../activity/activityLog.js';
+import { checkGrant } from '../auth/grant.js';
+import { type TokenStore, withoutSecrets } from '../auth/tokenStore.js';
+import type { PairingService } from '../runtime/pairingService.js';
+import { SERVER_VERSION } from '../protocol/serverInfo.js';
+import type { AppClock } from '../core/clock.js';
+import type { ConnectionCatalog } from '../db/connectionCatalog.js';
+import { newConnection, parseConnection, withoutPassword, writeConfig } from '../db/savedConnections.js';
+import type { ConsentDialogs } from '../runtime/consentDialogs.js';
+import type { ControlHandlers } from './controlServer.js';
+
+export type ControlDeps = {
+  catalog: ConnectionCatalog;
+  dataDir: string;
+  tokens: TokenStore;
+  pairing: PairingService;
+  dialogs: ConsentDialogs;
+  clock: AppClock;
+  audit(entry: ActivityEntry): void;
+  setEnabled(on: boolean): void;
+  isEnabled(): boolean;
+};
+
+function text(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw new Error(`${field} must be a non-empty string`);
+  return value;
+}
+
+/** The commands the running application answers on its control socket (see `sluice --help`). */
+export function controlHandlers(deps: ControlDeps): ControlHandlers {
+  const { tokens, pairing, clock, audit } = deps;
+  return {
+    ping: () => ({ pid: process.pid, version: SERVER_VERSION }),
+    'tokens.create': (p) => {
+      const { record, plaintext } = tokens.mint({
+        name: text(p.name, 'name'),
+        level: 'readOnly',
+        connections: 'all',
+        expiresInDays: null,
+        ...checkGrant(p),
+        now: clock.now(),
+      });
+      audit({ category: 'admin', action: 'token.created', outcome: 'success', tokenId: record.id, tokenName: record.name });
+      return { plaintext, id: record.id };
+    },
+    'tokens.list': () => tokens.list().map(withoutSecrets),
+    'tokens.revoke': (p) => {
+      const record = tokens.revoke(text(p.id, 'id'), clock.now());
+      if (record) audit({ category: 'admin', action: 'token.revoked', outcome: 'success', tokenId: record.id, tokenName: record.name });
+      return record ? withoutSecrets(record) : null;
+    },
+    'pairing.openUrl': (p) => pairing.openLink(text(p.url, 'url')),
+    'approvals.list': () => [...pairing.approvals(), ...deps.dialogs.list()],
+    'approvals.approve': (p) => {
+      if (deps.dialogs.answer(text(p.id, 'id'), 'approve')) return { ok: true };
+      return pairing.approve(text(p.id, 'id'), checkGrant(p));
+    },
+    'approvals.deny': (p) => (deps.dialogs.answer(text(p.id, 'id'), 'deny') ? { ok: true } : pairing.deny(text(p.id, 'id'))),
+    'connections.list': () => deps.catalog.all().map(withoutPassword),
+    'connections.add': (p) => {
+      const connection = newConnection(p);
+      deps.catalog.add(connection);
+      writeConfig(deps.dataDir, { connections: deps.catalog.all() });
+      audit({ category: 'admin', action: 'connection.added', outcome: 'success', connectionId: connection.id });
+      return withoutPassword(connection);
+    },
+    'connections.update': (p) => {
+      const current = deps.catalog.get(text(p.id, 'id'));
+      if (!current) throw new Error(`no connection with id "${String(p.id)}"`);
+      const { externalAccess = current.externalAccess, aiPolicy = current.aiPolicy } = p;
+      const connection = parseConnection({ ...current, externalAccess, aiPolicy }, 'the connection');
+      deps.catalog.update(connection);
+      writeConfig(deps.dataDir, { connections: deps.catalog.all() });
+      audit({ category: 'admin', action: 'connection.updated', outcome: 'success', connectionId: connection.id, detail: { externalAccess: connection.externalAccess, aiPolicy: connection.aiPolicy } });
+      return withoutPassword(connection);
+    },
+    'connections.remove': async (p) => {
+      const id = text(p.id, 'id');
+      await deps.catalog.remove(id);
+      writeConfig(deps.dataDir, { connections: deps.catalog.all() });
+      audit({ category: 'admin', action: 'connection.removed', outcome: 'success', connectionId: id });
+      return { ok: true };
+    },
+    'server.status': () => ({ enabled: deps.isEnabled() }),
+    'server.setEnabled': (p) => {
+      if (typeof p.enabled !== 'boolean') throw new Error('enabled must be true or false');
+      deps.setEnabled(p.enabled);
+      audit({ category: 'admin', action: p.enabled ? 'server.enabled' : 'server.disabled', outcome: 'success' });
+      return { enabled: p.enabled };
+    },
+  };
+}

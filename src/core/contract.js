@@ -1,0 +1,175 @@
+// Every number of the wire contract (spec/wire-contract.md) and of spec/decisions.md, in one place, and
+// the numbers Sluice chose where both are silent (marked "chosen"; docs/limits.md lists the limits a
+// client can meet, with their tests).
+// Plain JavaScript so that the SQLite query process, which runs without a build step, reads the same
+// file. To change a rule, change it here; the code names these constants and never repeats a value.
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/**
+ * Object.freeze, typed so that the numbers stay `number` (not literal types) for code and tests.
+ * @template T
+ * @param {T} value
+ * @returns {Readonly<T>}
+ */
+const frozen = (value) => Object.freeze(value);
+
+/** The HTTP server (contract, "Transport"). */
+export const TRANSPORT = frozen({
+  /** Open connections; the next one is answered `-33000` and closed. */
+  maxConnections: 64,
+  /** A connection idle this long, or sending its head this slowly, is closed. */
+  idleTimeoutMs: 30 * SECOND,
+  headersTimeoutMs: 30 * SECOND,
+  requestTimeoutMs: 120 * SECOND,
+  maxHeaderBytes: 16 * KIB,
+  /** Chosen: more header lines is 431 `too_many_headers`. */
+  maxHeaderLines: 100,
+  maxBodyBytes: 10 * MIB,
+  /** Chosen: how much of a refused (unauthenticated) body is read, only to find its id. */
+  refusedBodyBytes: 64 * KIB,
+  /** Chosen: the structure a body may carry (`JSON.parse` time grows with it). */
+  maxJsonDepth: 64,
+  maxJsonValues: 50_000,
+  /** How long the ended requests of a stopping server may take to write their `-33000`. */
+  shutdownGraceMs: SECOND,
+  /** How long a refused upload still arriving is read (and discarded) before the socket closes. */
+  refusedUploadDrainMs: SECOND,
+});
+
+/** Per-token limits (contract, "Rate limits"; decisions.md). */
+export const CALLER_LIMITS = frozen({ requestsPerWindow: 240, windowSeconds: 60, concurrent: 8 });
+
+/** Bearer tokens that do not verify share one budget (decisions.md, "Rate limits and lockouts"). */
+export const UNVERIFIED_BEARERS = frozen({ perWindow: 20, windowMs: 10 * SECOND });
+
+/** `POST /v1/integrations/exchange` (contract, "Pairing"). */
+export const EXCHANGE = frozen({
+  path: '/v1/integrations/exchange',
+  lockout: frozen({ failures: 5, windowSeconds: 300, lockoutSeconds: 900 }),
+  maxFieldBytes: KIB,
+  maxBodyBytes: 8 * KIB,
+});
+
+/** Pairing (contract, "Pairing"). */
+export const PAIRING = frozen({
+  /** An approval sheet waits this long, then expires (Approve dimmed). */
+  approvalWindowMs: 5 * MINUTE,
+  /** A pairing code can be exchanged this long… */
+  codeLifetimeMs: 5 * MINUTE,
+  /** …and is remembered this long after, so a late exchange hears 410 rather than 404. */
+  codeTombstoneMs: 10 * MINUTE,
+  /** Chosen: how long the console keeps showing a sheet after it was answered or expired. */
+  endedSheetMs: 10 * MINUTE,
+  /** The sheet's starting expiry, and the choices it offers (`null`: never). */
+  defaultExpiryDays: 30,
+  expiryChoices: frozen([null, 1, 7, 30, 90]),
+  maxClientNameChars: 200,
+  maxStateBytes: KIB,
+  /** Chosen: a loopback callback that does not answer within this is reported as not delivered. */
+  callbackTimeoutMs: 5 * SECOND,
+});
+
+/** Requests (contract, "Cancellation and timeouts"). */
+export const REQUESTS = frozen({
+  /** A handler still running after this ends with `-33003` (not `subscriptions/listen`). */
+  handlerDeadlineMs: 330 * SECOND,
+  /** How often a running request checks that its client is still connected. */
+  disconnectPollMs: SECOND,
+  /** `requestState` lives this long and is spent once. */
+  requestStateTtlMs: 5 * MINUTE,
+  /** Chosen: spent `requestState` ids remembered at most (the oldest expire first). */
+  maxSpentStates: 10_000,
+});
+
+/** `subscriptions/listen` (contract, "Subscriptions"; decisions.md). */
+export const SUBSCRIPTIONS = frozen({
+  keepAliveMs: 15 * SECOND,
+  disconnectPollMs: SECOND,
+  /** Changes made outside Sluice are found within this. */
+  schemaPollMs: 5 * SECOND,
+  maxStreamsPerToken: 8,
+  retryAfterSeconds: 5,
+});
+
+/** Legacy sessions (contract, "Legacy revisions"): the least recently used of more is evicted. */
+export const LEGACY = frozen({ maxSessions: 16 });
+
+/** Lists (contract, "Pagination") and completion. */
+export const PAGES = frozen({ pageSize: 50, maxCompletionValues: 100 });
+
+/**
+ * Cache hints (contract, "Cache hints"): fixed per method; `resources/read` per resource, within bounds.
+ * @type {Readonly<Record<string, Readonly<{ ttlMs: number, cacheScope: 'public' | 'private' }>>>}
+ */
+export const CACHE_HINTS = frozen({
+  'server/discover': frozen({ ttlMs: HOUR, cacheScope: 'public' }),
+  'prompts/list': frozen({ ttlMs: HOUR, cacheScope: 'public' }),
+  'resources/templates/list': frozen({ ttlMs: HOUR, cacheScope: 'public' }),
+  'tools/list': frozen({ ttlMs: 5 * MINUTE, cacheScope: 'private' }),
+  'resources/list': frozen({ ttlMs: 30 * SECOND, cacheScope: 'private' }),
+});
+/** `resources/read`: within `min`–`max`, chosen per resource family (by its `name`). */
+export const RESOURCE_READ_TTL = frozen({
+  min: 5 * SECOND,
+  max: 5 * MINUTE,
+  connections: 5 * SECOND,
+  'query-history': 5 * SECOND,
+  'connection-schema': 30 * SECOND,
+  'connection-tables': 30 * SECOND,
+  table: MINUTE,
+  'table-ddl': 5 * MINUTE,
+});
+
+/** Results (contract, "Tools"; decisions.md, "Result size"). Sizes are bytes of the rows' JSON text. */
+export const RESULTS = frozen({
+  /** `max_bytes`: the default, the hard cap, and the most one cell may take. */
+  defaultBytes: MIB,
+  capBytes: 16 * MIB,
+  cellBytes: 64 * KIB,
+  /** Catalog reads (tables, columns, DDL): no cell is cut, since a cut name or DDL is wrong. */
+  catalogRows: 100_000,
+  /** `execute_query`: rows, statement size, bound parameters, statement timeout. */
+  defaultRows: 500,
+  maxRows: 10_000,
+  maxSqlBytes: 100 * KIB,
+  maxParams: 1_000,
+  defaultTimeoutSeconds: 30,
+  maxTimeoutSeconds: 300,
+  /** Chosen: a PostgreSQL row message larger than this ends the statement before it is buffered. */
+  maxPostgresRowBytes: 32 * MIB,
+});
+
+/** Database sessions (chosen; decisions.md, "Pools"). */
+export const DATABASES = frozen({
+  connectTimeoutMs: 5 * SECOND,
+  /** Read sessions per PostgreSQL / MySQL connection; one token may hold half of them. */
+  readSessions: 4,
+  /** SQLite query processes per connection, their heap, and how long a write waits for the lock. */
+  sqliteQueryProcesses: 2,
+  sqliteHeapMb: 256,
+  sqliteBusyTimeoutMs: 5 * SECOND,
+  introspectionTimeoutMs: 30 * SECOND,
+  /** A statement past its own deadline is stopped by the engine; this long later, by Sluice. */
+  deadlineGraceMs: SECOND,
+});
+
+/** The application (chosen). */
+export const APPLICATION = frozen({
+  preferredPort: 38621,
+  preferredConsolePort: 38622,
+  /** Token `lastUsedAt` is written at most this often. */
+  tokenFlushMs: 5 * SECOND,
+  /** Console and control-socket commands: the most one may carry. */
+  maxCommandBytes: 64 * KIB,
+  /** The console's event stream writes a keep-alive comment this often. */
+  consoleKeepAliveMs: 15 * SECOND,
+  /** Bursts of changes within this reach the console as one. */
+  changeSettleMs: 50,
+  /** `sluice bridge`: rounds of `input_required` it answers for one request. */
+  maxBridgeInputRounds: 8,
+});

@@ -1,0 +1,150 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { corsHeaders, preflightHeaders } from './cors.js';
+import { connectionLimit } from './guards/connectionLimit.js';
+import type { Guard, GuardContext } from './guards/guard.js';
+import { headerLines } from './guards/headerLines.js';
+import { host } from './guards/host.js';
+import { origin as allowedOrigin, originOf } from './guards/origin.js';
+import { type ExchangeDeps, handleExchange } from './exchangeEndpoint.js';
+import { handleMcpPost, type McpEndpointDeps } from './mcp/mcpPost.js';
+import { sendEmpty, sendHttpError } from './respond.js';
+import { EXCHANGE, TRANSPORT } from '../core/contract.js';
+
+/** The transport's limits: the contract's (`TRANSPORT`) unless a test shortens the timeouts. */
+export type Limits = {
+  maxConnections: number;
+  idleTimeoutMs: number;
+  maxHeaderBytes: number;
+  /** Header lines in one request; more is refused with 431 before any header is looked at. */
+  maxHeaderLines: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+};
+
+const MCP_PATH = '/mcp';
+
+/** The checks every request meets, in the contract's order, before its path and method; the first to refuse answers. */
+const GUARDS: Guard[] = [connectionLimit, headerLines, host, allowedOrigin];
+
+export type McpHttpServer = {
+  /** Binds 127.0.0.1; resolves with the port bound. */
+  listen(port: number): Promise<number>;
+  /** Ends running requests with `-33000`, lets them answer, then closes every connection. */
+  close(): Promise<void>;
+  readonly server: Server;
+};
+
+export type HttpDeps = { mcp: McpEndpointDeps; exchange: ExchangeDeps };
+
+export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: Limits = TRANSPORT): McpHttpServer {
+  let boundPort = 0;
+  const sockets = new Set<Socket>();
+  const overflow = new WeakSet<Socket>();
+  const busy = new WeakSet<Socket>();
+  /** `/mcp` requests whose response is not yet closed, and who waits for there to be none. */
+  let answering = 0;
+  let allAnswered: (() => void) | undefined;
+
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node checks those two deadlines on this interval (30 s by default, which would let them run late);
+      // twice a second keeps a slow header sender's cut within 30.5 s even on a busy event loop.
+      connectionsCheckingInterval: 500,
+      // Node keeps an idle keep-alive socket open for keepAliveTimeout + 1 s.
+      keepAliveTimeout: Math.max(1, limits.idleTimeoutMs - 1_000),
+      // A request without Host must reach the Host rule (403 forbidden_host), not Node's bare 400.
+      requireHostHeader: false,
+    },
+    (req, res) => route(req, res),
+  );
+  // Node keeps at most this many header lines, so one more tells that the request sent too many.
+  server.maxHeadersCount = limits.maxHeaderLines + 1;
+  server.setTimeout(limits.idleTimeoutMs);
+  // A socket idle for 30 s is closed, unless a request on it is still being worked on.
+  server.on('timeout', (socket: Socket) => {
+    if (!busy.has(socket)) socket.destroy();
+  });
+  server.on('connection', (socket: Socket) => {
+    if (sockets.size >= limits.maxConnections) overflow.add(socket);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  const guarded: GuardContext = {
+    limits,
+    overflow,
+    get boundPort() {
+      return boundPort;
+    },
+  };
+
+  function route(req: IncomingMessage, res: ServerResponse): void {
+    for (const guard of GUARDS) if (guard(req, res, guarded)) return;
+    const origin = originOf(req);
+    const path = (req.url ?? '').split('?', 1)[0];
+    if (path === EXCHANGE.path) {
+      if (req.method === 'POST') void handleExchange(req, res, exchange);
+      else sendHttpError(res, 405, 'method_not_allowed', 'Use POST', { allow: 'POST' });
+      return;
+    }
+    if (path !== MCP_PATH) {
+      sendHttpError(res, 404, 'not_found', 'Sluice serves POST /mcp and POST /v1/integrations/exchange only');
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      sendEmpty(res, 204, preflightHeaders(req, origin));
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendHttpError(res, 405, 'method_not_allowed', 'Use POST', {
+        allow: 'POST, OPTIONS',
+        ...corsHeaders(origin),
+      });
+      return;
+    }
+    busy.add(req.socket);
+    answering += 1;
+    res.once('close', () => {
+      busy.delete(req.socket);
+      answering -= 1;
+      if (answering === 0) allAnswered?.();
+    });
+    void handleMcpPost(req, res, deps, corsHeaders(origin));
+  }
+
+  return {
+    server,
+    listen(port) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          const address = server.address();
+          boundPort = typeof address === 'object' && address ? address.port : port;
+          resolve(boundPort);
+        });
+      });
+    },
+    async close() {
+      deps.requests.stopAll();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Let the ended requests write their -33000 (for a moment) before the sockets go.
+      if (answering > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = deps.clock.setTimeout(resolve, TRANSPORT.shutdownGraceMs);
+          allAnswered = () => {
+            deps.clock.clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import type { Principal } from '../../auth/principal.js';
+import { createConsent } from '../../capabilities/consent.js';
+import type { CallContext } from '../../capabilities/types.js';
+import type { RequestMeta } from '../../protocol/era.js';
+import type { Params } from '../../protocol/jsonrpc.js';
+import type { SignalSource } from '../../runtime/inflightRequests.js';
+import type { ProgressStream } from '../progressStream.js';
+import type { McpEndpointDeps } from './mcpPost.js';
+
+/** What a capability handler is given: its caller, consent, the catalog, its signal, progress and audit. */
+export function callContext(
+  deps: McpEndpointDeps,
+  principal: Principal,
+  era: RequestMeta,
+  message: { method: string; params: Params },
+  signal: SignalSource,
+  stream: ProgressStream | undefined,
+): CallContext {
+  return {
+    consent: createConsent({
+      principal,
+      clientName: era.clientInfo?.name,
+      clientCapabilities: era.clientCapabilities,
+      method: message.method,
+      params: message.params,
+      signer: deps.signer,
+      dialogs: deps.dialogs,
+      get signal() {
+        return signal();
+      },
+    }),
+    principal,
+    catalog: deps.catalog,
+    history: deps.history,
+    clientCapabilities: era.clientCapabilities,
+    get signal() {
+      return signal();
+    },
+    progress: stream ? (progress, total, message) => stream.progress(progress, total, message) : () => {},
+    audit: (entry) =>
+      deps.audit({
+        ...entry,
+        ...(principal.kind === 'token' ? { tokenId: principal.id, tokenName: principal.name } : {}),
+        ...(era.clientInfo?.name ? { clientName: era.clientInfo.name } : {}),
+        trace: era.trace,
+      }),
+  };
+}

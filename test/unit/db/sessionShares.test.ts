@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../../src/db/database.js';
+import { SessionShares } from '../../../src/db/sessionShares.js';
+
+/** A database whose reads finish when the test says so; like the real ones, it keeps private fields. */
+class HeldDatabase {
+  readonly engine = 'sqlite';
+  readonly pending: (() => void)[] = [];
+  readonly #schema = 'main';
+
+  constructor(readonly sessions: number) {}
+
+  defaultSchema() {
+    return this.#schema;
+  }
+
+  read() {
+    return new Promise<void>((resolve) => this.pending.push(resolve));
+  }
+}
+
+function heldDatabase(sessions: number) {
+  const held = new HeldDatabase(sessions);
+  return { db: held as unknown as Database, finishOne: () => held.pending.shift()?.() };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('SessionShares: half a connection’s sessions per token, the rest waits its turn', () => {
+  it('a token runs at most half the pool; its next statement waits for its own, not for others', async () => {
+    const shares = new SessionShares();
+    const { db, finishOne } = heldDatabase(4);
+    const a = shares.forToken(db, 'c', 'a');
+    const b = shares.forToken(db, 'c', 'b');
+    const runs = [1, 2, 3].map(() => a.read('x', {} as never));
+    await tick();
+    expect(shares.running('c', 'a')).toBe(2);
+    void b.read('y', {} as never);
+    await tick();
+    expect(shares.running('c', 'b')).toBe(1);
+    finishOne();
+    await runs[0];
+    await tick();
+    expect(shares.running('c', 'a')).toBe(2);
+    finishOne();
+    finishOne();
+    finishOne();
+    await Promise.all(runs);
+    await tick();
+    expect(shares.running('c', 'a')).toBe(0);
+  });
+
+  it('a pool of one or two still gives each token one session; methods that take no session pass through', () => {
+    const shares = new SessionShares();
+    const { db } = heldDatabase(1);
+    const shared = shares.forToken(db, 'c', 'a');
+    void shared.read('x', {} as never);
+    expect(shares.running('c', 'a')).toBe(1);
+    expect(shared.defaultSchema()).toBe('main');
+    expect(shared.sessions).toBe(1);
+  });
+});
