@@ -389,6 +389,17 @@ describe('header limit (16 KB)', () => {
     });
   });
 
+  it(`counts the target and every header's name and value: ${TRANSPORT.maxHeaderBytes - 1} bytes are served, ${TRANSPORT.maxHeaderBytes} are 431`, async () => {
+    // What node:http counts toward maxHeaderSize: no separator, space or line end.
+    const padded = (counted: number): RawExchange => {
+      const base = { host: `127.0.0.1:${app.port}`, ...DISCOVER_HEADERS, 'content-length': String(Buffer.byteLength(discoverBody())) };
+      const used = '/mcp'.length + Object.entries(base).reduce((n, [name, value]) => n + name.length + value.length, 0) + 'x-padding'.length;
+      return rawDiscover({ ...base, 'x-padding': 'p'.repeat(counted - used) }, { setHost: false });
+    };
+    expectDiscoverOk(await exchangeRaw(app.port, padded(TRANSPORT.maxHeaderBytes - 1)));
+    expect((await exchangeRaw(app.port, padded(TRANSPORT.maxHeaderBytes))).status).toBe(431);
+  });
+
   it('answers 431 through node:http as well, for many mid-sized headers that sum past 16 KB', async () => {
     const headers: Record<string, string> = { ...DISCOVER_HEADERS };
     for (let i = 0; i < 20; i++) headers[`x-pad-${i}`] = 'b'.repeat(1024);
