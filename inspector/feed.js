@@ -7,6 +7,8 @@ import { onFrame } from './frames.js';
 import { addDefinitions, definitionsLoaded, machineOrder, markDefinitionsLoaded } from './machines.js';
 import { everConnected, refreshCounts, setConnection } from './status.js';
 import { $ } from '/shared/dom.js';
+import { sessionStream } from '/shared/serverEvents.js';
+import { currentSession, sessionHeaders, sessionRefused } from '/shared/session.js';
 
 const MACHINES_URL = '/api/inspector/machines';
 const EVENTS_URL = '/api/inspector/events';
@@ -16,7 +18,6 @@ const dom = {
   loadError: $('[data-load-error]'),
 };
 
-let source = null;
 let retryTimer = 0;
 let retryDelay = 1_000;
 let machinesLoading = null;
@@ -26,8 +27,14 @@ let machinesRetryDelay = 5_000;
 export async function loadMachines() {
   if (definitionsLoaded) return;
   machinesLoading ??= (async () => {
+    const session = currentSession();
     try {
-      const response = await fetch(MACHINES_URL, { headers: { accept: 'application/json' }, cache: 'no-store' });
+      if (session === null) return sessionRefused(null);
+      const response = await fetch(MACHINES_URL, {
+        headers: { ...sessionHeaders(session), accept: 'application/json' },
+        cache: 'no-store',
+      });
+      if (response.status === 401) return sessionRefused(session);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const body = await response.json();
       const defs = body && typeof body.machines === 'object' && body.machines ? body.machines : {};
@@ -52,39 +59,35 @@ export async function loadMachines() {
   return machinesLoading;
 }
 
-export function connect() {
-  clearTimeout(retryTimer);
-  source?.close();
-  const es = new EventSource(EVENTS_URL);
-  source = es;
-  const handle = (event) => {
-    if (source !== es) return;
-    let frame;
-    try {
-      frame = JSON.parse(event.data);
-    } catch {
-      return;
-    }
-    onFrame(frame, event.type === 'message' ? undefined : event.type);
-  };
-  es.addEventListener('message', handle);
-  // The frames may also come as named events (`event: transition`); both are understood.
-  for (const type of FRAME_TYPES) es.addEventListener(type, handle);
-  es.addEventListener('open', () => {
-    if (source !== es) return;
+const openEvents = sessionStream(EVENTS_URL, {
+  onOpen() {
     retryDelay = 1_000;
     setConnection('connected');
     if (!definitionsLoaded) loadMachines();
-  });
-  es.addEventListener('error', () => {
-    if (source !== es) return;
-    if (es.readyState === EventSource.CLOSED) {
-      // The browser gave up (an HTTP error, say): try again ourselves, more slowly each time.
-      setConnection('disconnected');
-      retryTimer = setTimeout(connect, retryDelay);
-      retryDelay = Math.min(30_000, retryDelay * 2);
-    } else {
-      setConnection(everConnected ? 'reconnecting' : 'connecting');
+  },
+  onEvent(type, data) {
+    // The frames may also come as named events (`event: transition`); both are understood.
+    if (type !== 'message' && !FRAME_TYPES.includes(type)) return;
+    let frame;
+    try {
+      frame = JSON.parse(data);
+    } catch {
+      return;
     }
-  });
+    onFrame(frame, type === 'message' ? undefined : type);
+  },
+  onEnd: (why) => retryLater(why !== 'refused'),
+});
+
+export function connect() {
+  clearTimeout(retryTimer);
+  openEvents();
+}
+
+/** The stream ended or failed (`dropped`), or Sluice refused it: try again, more slowly each time. */
+function retryLater(dropped) {
+  if (!dropped) setConnection('disconnected');
+  else setConnection(everConnected ? 'reconnecting' : 'connecting');
+  retryTimer = setTimeout(connect, retryDelay);
+  retryDelay = Math.min(30_000, retryDelay * 2);
 }

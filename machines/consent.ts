@@ -2,17 +2,33 @@ import { setup } from 'xstate';
 
 export type ConsentAnswer = 'approved' | 'denied' | 'abandoned';
 
+/** The rows an UPDATE or DELETE would change: counted, or the planner's estimate; or why there is no estimate. */
+export type EffectPreview = { rows: number; basis: 'counted' | 'planner' } | { rows: null; reason: string };
+
 /** A blocked write's confirmation dialog: what the user sees, and who waits for the answer. */
 export type ConsentInput = {
   id: string;
   principalId: string;
+  /** The name the client declared (`clientNameDeclared`), else its token's name. */
   clientName: string;
+  clientNameDeclared: boolean;
+  tokenName: string;
+  tokenLevel: string;
   connectionId: string;
   connectionName: string;
+  engine: string;
+  /** The database on the server, or the SQLite file's path. */
+  database: string;
   tool: string;
   statementKind: string;
+  /** Why it is of that kind, in the classifier's words (`DELETE without WHERE changes every row`). */
+  statementReason: string;
   /** Shown to the user in full; never sent to the inspector. */
   statement: string;
+  /** The values bound to its placeholders, in order; never sent to the inspector. */
+  params: unknown[];
+  /** For an UPDATE or DELETE, what it would change; null for any other statement. */
+  effect: EffectPreview | null;
   createdAt: number;
   settle: (answer: ConsentAnswer) => void;
 };

@@ -4,6 +4,7 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from '
 import Database from 'better-sqlite3';
 import { redact } from '../db/redact.js';
 import { chainWriter, GENESIS, rowHash, sha256 } from './activityChain.js';
+import { tally, type TokenUsage, type UsageRow } from './tokenUsage.js';
 
 export const ACTIVITY_FILE = 'activity.sqlite';
 
@@ -138,6 +139,8 @@ export class ActivityLog {
   #writeHere: ((rows: PendingRow[]) => void) | undefined;
   /** A write that failed on this thread, for the next read to report. */
   #failure: string | undefined;
+  /** Each token's usage, counted from the file once asked for, then kept up to date by `record`. */
+  #usage: Map<string, TokenUsage> | undefined;
 
   private constructor(db: Database.Database, path: string, now: () => number) {
     this.#db = db;
@@ -185,6 +188,7 @@ export class ActivityLog {
       if (typeof value === 'string' && !value.isWellFormed()) row[column] = value.toWellFormed();
     }
     this.#pending.push(row);
+    if (this.#usage) tally(this.#usage, row);
     if (this.#pending.length === 1) setImmediate(() => this.#handOver());
   }
 
@@ -300,6 +304,20 @@ export class ActivityLog {
          GROUP BY client_name, token_name ORDER BY lastSeen DESC LIMIT 50`,
       )
       .all(since) as SeenClient[];
+  }
+
+  /** Each token's requests, refusals and last client name (see tokenUsage.ts), by token id. */
+  tokenUsage(): ReadonlyMap<string, TokenUsage> {
+    if (!this.#usage) {
+      this.flush();
+      const usage = new Map<string, TokenUsage>();
+      const rows = this.#db
+        .prepare('SELECT token_id, category, action, outcome, client_name FROM activity WHERE token_id IS NOT NULL ORDER BY seq')
+        .iterate() as Iterable<UsageRow>;
+      for (const row of rows) tally(usage, row);
+      this.#usage = usage;
+    }
+    return this.#usage;
   }
 
   /** Recomputes every row's hash in order and checks each links to the one before (or to the anchor). */

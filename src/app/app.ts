@@ -5,6 +5,7 @@ import { Authenticator } from '../auth/authenticator.js';
 import { BridgeToken } from '../auth/bridgeToken.js';
 import { CallerLimits, type CallerLimitPolicy } from '../auth/callerLimits.js';
 import { FailureLockout } from '../auth/failureLockout.js';
+import { Lockouts } from '../auth/lockouts.js';
 import { type UnverifiedBearerPolicy, UnverifiedBearers } from '../auth/unverifiedBearers.js';
 import { RequestStateSigner } from '../auth/requestState.js';
 import { TOKENS_FILE, TokenStore } from '../auth/tokenStore.js';
@@ -22,6 +23,9 @@ import { createMcpHttpServer, type Limits } from '../http/httpServer.js';
 import type { RequestTrace } from '../http/mcp/mcpPost.js';
 import { type AppClock, every, systemClock } from '../core/clock.js';
 import { controlHandlers } from '../control/controlHandlers.js';
+import type { DesktopNotifier } from '../platform/desktopNotification.js';
+import { openWithOs } from '../platform/urlOpener.js';
+import { raiseApprovalNotices } from '../runtime/approvalNotices.js';
 import { ConsentDialogs } from '../runtime/consentDialogs.js';
 import { InflightRequests } from '../runtime/inflightRequests.js';
 import { LegacySessions } from '../runtime/legacySessions.js';
@@ -58,6 +62,8 @@ export type AppOptions = {
   unverifiedBearers?: UnverifiedBearerPolicy;
   /** The console's port; `0` for any, `false` for no console. Absent: the preferred one, or any when busy. */
   consolePort?: number | false;
+  /** Desktop notices of approvals waiting; none when absent (`sluice serve` passes the system's). */
+  notifier?: DesktopNotifier;
 };
 
 export type App = {
@@ -127,10 +133,20 @@ export async function startApp(options: AppOptions): Promise<App> {
     },
   });
   const bridgeToken = new BridgeToken();
+  const unverified = new UnverifiedBearers(() => clock.now(), options.unverifiedBearers);
+  const callerLimits = new CallerLimits(options.callerLimits ?? CALLER_LIMITS);
+  const exchangeLockout = new FailureLockout(EXCHANGE.lockout);
+  const lockouts = new Lockouts({
+    exchange: exchangeLockout,
+    unverified,
+    callers: callerLimits,
+    now: () => clock.now(),
+    tokenName: (id) => tokens.get(id)?.name,
+  });
   const authenticator = new Authenticator({
     tokens: options.auth === false ? undefined : tokens,
     bridge: bridgeToken,
-    unverified: new UnverifiedBearers(() => clock.now(), options.unverifiedBearers),
+    unverified,
     clock,
     audit,
   });
@@ -142,7 +158,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         catalog,
         history: new QueryHistory(),
         authenticate: (req) => authenticator.authenticate(req),
-        limits: new CallerLimits(options.callerLimits ?? CALLER_LIMITS),
+        limits: callerLimits,
         enabled: () => enabled,
         requests,
         signer: new RequestStateSigner(() => clock.now()),
@@ -153,7 +169,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         audit,
         ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
       },
-      exchange: { pairing, lockout: new FailureLockout(EXCHANGE.lockout), audit },
+      exchange: { pairing, lockout: exchangeLockout, audit },
     },
     options.limits ?? TRANSPORT,
   );
@@ -164,6 +180,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     tokens,
     pairing,
     dialogs,
+    lockouts,
     clock,
     audit,
     setEnabled: (on) => (enabled = on),
@@ -176,10 +193,10 @@ export async function startApp(options: AppOptions): Promise<App> {
     port = await listenPreferred(http.listen, options.port, APPLICATION.preferredPort);
     if (options.consolePort !== false) {
       const consoleDeps: ConsoleDeps = {
-        access: new ConsoleAccess(dataDir),
+        access: new ConsoleAccess(dataDir, clock),
         commands,
         state: () =>
-          consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => enabled, pairing, dialogs, tokens, catalog, activity }),
+          consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => enabled, pairing, dialogs, tokens, catalog, activity, lockouts }),
         activity: (query) => activity.list(query),
         onChange: (listener) => changed.subscribe(listener),
         inspector,
@@ -206,6 +223,10 @@ export async function startApp(options: AppOptions): Promise<App> {
     ...(consoleServer ? { consolePort: consoleServer.port } : {}),
   });
   const stopFlushing = every(clock, APPLICATION.tokenFlushMs, () => tokens.flush());
+  const server = consoleServer;
+  // A click on a notice opens the console; a browser that cannot be started changes nothing else.
+  const openConsole = server ? () => void openWithOs(server.openUrl()).catch(() => undefined) : undefined;
+  const notices = options.notifier ? raiseApprovalNotices(supervisor, options.notifier, openConsole) : undefined;
 
   let stopped: Promise<void> | undefined;
   return {
@@ -222,6 +243,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       stopped ??= (async () => {
         removeHandshake(dataDir);
         stopFlushing();
+        notices?.stop();
         await control.close();
         await consoleServer?.close();
         await http.close();

@@ -23,6 +23,23 @@ export class CallerLimits {
     this.#rate = new RateLimiterMemory({ points: policy.requestsPerWindow, duration: policy.windowSeconds });
   }
 
+  /** The callers whose request rate is spent, with what they sent and the milliseconds until their window ends. */
+  async spent(): Promise<{ callerId: string; requests: number; msLeft: number }[]> {
+    const spent = [];
+    for (const { key } of this.#rate.dump().storage) {
+      const state = await this.#rate.get(key);
+      if (state && state.msBeforeNext > 0 && state.consumedPoints >= this.#policy.requestsPerWindow) {
+        spent.push({ callerId: String(key), requests: state.consumedPoints, msLeft: state.msBeforeNext });
+      }
+    }
+    return spent;
+  }
+
+  /** Starts the caller's rate window afresh (an administrator's clear); its requests at once are left alone. */
+  async reset(callerId: string): Promise<void> {
+    await this.#rate.delete(callerId);
+  }
+
   async admit(callerId: string): Promise<() => void> {
     const running = this.#running.get(callerId) ?? 0;
     if (running >= this.#policy.concurrent) {

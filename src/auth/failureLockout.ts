@@ -2,6 +2,9 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 
 export type LockoutPolicy = { failures: number; windowSeconds: number; lockoutSeconds: number };
 
+/** A key with failures counted: locked out, or still counting; `msLeft` until it is free again or its count resets. */
+export type LockoutState = { key: string; failures: number; locked: boolean; msLeft: number };
+
 /**
  * Counts failures per key (an address); the `failures`-th failure within the window locks the key out
  * for `lockoutSeconds`. A success clears the count.
@@ -33,6 +36,18 @@ export class FailureLockout {
     // An expired record lingers until the limiter's own timer removes it.
     if (!state || state.consumedPoints <= this.#allowed || state.msBeforeNext <= 0) return 0;
     return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+  }
+
+  /** Every key with failures still counted, locked or not. */
+  async states(): Promise<LockoutState[]> {
+    const states: LockoutState[] = [];
+    for (const key of this.#failing) {
+      const state = await this.#limiter.get(key);
+      if (!state || state.msBeforeNext <= 0) continue;
+      const locked = state.consumedPoints > this.#allowed;
+      states.push({ key, failures: state.consumedPoints, locked, msLeft: state.msBeforeNext });
+    }
+    return states;
   }
 
   async fail(key: string): Promise<void> {

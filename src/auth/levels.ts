@@ -13,3 +13,8 @@ const SCOPES: Record<PermissionLevel, readonly Scope[]> = {
 export function scopesForLevel(level: PermissionLevel): Scope[] {
   return [...SCOPES[level]];
 }
+
+/** The permission level these scopes make up: the highest level whose scopes they all hold. */
+export function levelOfScopes(scopes: ReadonlySet<Scope>): PermissionLevel {
+  return [...permissionLevels].reverse().find((level) => SCOPES[level].every((scope) => scopes.has(scope))) ?? 'readOnly';
+}

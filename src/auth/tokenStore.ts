@@ -8,6 +8,9 @@ import { checkGrant } from './grant.js';
 
 export const TOKENS_FILE = 'tokens.json';
 
+/** A token's id: `tok_` and 12 hex digits. */
+export const TOKEN_ID = /^tok_[0-9a-f]{12}$/;
+
 export type TokenRecord = {
   /** `tok_` + 12 hex digits. */
   id: string;
@@ -65,7 +68,7 @@ const isTime = (value: unknown) => typeof value === 'string' && !Number.isNaN(Da
 const optionalTime = (value: unknown) => value === undefined || isTime(value);
 
 const fieldRules: Record<keyof TokenRecord, [test: (value: unknown) => boolean, rule: string]> = {
-  id: [matches(/^tok_[0-9a-f]{12}$/), 'must be "tok_" and 12 hex digits'],
+  id: [matches(TOKEN_ID), 'must be "tok_" and 12 hex digits'],
   name: [(value) => typeof value === 'string', 'must be a string'],
   prefix: [matches(/^[A-Za-z0-9_-]{8}$/), 'must be 8 base64url characters'],
   salt: [matches(/^[0-9a-f]{32}$/), 'must be 32 hex digits'],

@@ -20,6 +20,20 @@ export class UnverifiedBearers {
     this.#policy = policy;
   }
 
+  /** The window under way, when it has counted a token: whether its budget is spent and when it ends. */
+  window(): { counted: number; refused: number; spent: boolean; endsAt: number } | undefined {
+    const endsAt = this.#windowStart + this.#policy.windowMs;
+    if (this.#counted === 0 || endsAt <= this.#now()) return undefined;
+    return { counted: this.#counted, refused: this.#refused, spent: this.#counted >= this.#policy.perWindow, endsAt };
+  }
+
+  /** Forgets the window under way (an administrator's clear): the next token that does not verify opens a new one. */
+  reset(): void {
+    this.#windowStart = Number.NEGATIVE_INFINITY;
+    this.#counted = 0;
+    this.#refused = 0;
+  }
+
   /**
    * Counts one failed verification: 0 while the window's budget lasts, else the whole seconds until
    * it ends, and whether this is the window's first refusal (the one worth an activity row).

@@ -1,8 +1,13 @@
-import type { ConsentDialogs } from '../runtime/consentDialogs.js';
+import type { ConsentDialogs, DialogQuestion, EffectPreview } from '../runtime/consentDialogs.js';
 import type { SavedConnection } from '../db/savedConnections.js';
+import { parseServerUrl } from '../db/connectionUrl.js';
+import { ENGINE_NAMES } from '../db/database.js';
 import type { Principal } from '../auth/principal.js';
+import { levelOfScopes } from '../auth/levels.js';
 import type { RequestStateSigner } from '../auth/requestState.js';
 import { invalidParams, ToolError } from '../core/errors.js';
+import { effectText, numberedLines, placeholderOf, valueText, valueType } from '../core/shared/statementText.js';
+import { visibleText } from '../core/shared/visibleText.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 
 export const CONSENT_KEY = 'approve_statement';
@@ -14,7 +19,17 @@ export class InputRequired extends Error {
   }
 }
 
-export type ConsentQuestion = { connection: SavedConnection; tool: string; statement: string; statementKind: string };
+export type ConsentQuestion = {
+  connection: SavedConnection;
+  tool: string;
+  statement: string;
+  statementKind: string;
+  /** Why it is of that kind (the classifier's words); the values bound to it; what it would change. */
+  statementReason?: string;
+  params?: unknown[];
+  /** Run only when the user is asked (not on a repeated call that answers). */
+  previewEffect?: () => Promise<EffectPreview | undefined>;
+};
 
 export type Consent = {
   /** A repeated call's `requestState` must be this server's, for this caller, method and parameters. */
@@ -30,18 +45,57 @@ export type ConsentDeps = {
   method: string;
   params: Params;
   signer: RequestStateSigner;
-  dialogs: ConsentDialogs;
+  dialogs: Pick<ConsentDialogs, 'ask'>;
   signal: AbortSignal;
 };
 
-function elicitation(question: ConsentQuestion, clientName: string | undefined) {
+/** Everything the user is shown about the statement, as the console's dialog and `sluice approvals` show it. */
+async function dialogQuestion(question: ConsentQuestion, deps: ConsentDeps): Promise<DialogQuestion> {
+  const { connection } = question;
+  return {
+    principalId: deps.principal.id,
+    clientName: deps.clientName ?? deps.principal.name,
+    clientNameDeclared: deps.clientName !== undefined,
+    tokenName: deps.principal.name,
+    tokenLevel: levelOfScopes(deps.principal.scopes),
+    connectionId: connection.id,
+    connectionName: connection.name,
+    engine: connection.engine,
+    database: connection.engine === 'sqlite' ? connection.path : (parseServerUrl(connection.url)?.database ?? ''),
+    tool: question.tool,
+    statementKind: question.statementKind,
+    statementReason: question.statementReason ?? '',
+    statement: question.statement,
+    params: question.params ?? [],
+    effect: (await question.previewEffect?.()) ?? null,
+  };
+}
+
+/**
+ * The dialog in words, for a client to show its user: every invisible character escaped, lines numbered.
+ * The database's name or file stays out: the client is never told where a connection points.
+ */
+function elicitationMessage(q: DialogQuestion): string {
+  const lines = numberedLines(q.statement);
+  const client = q.clientNameDeclared ? `${visibleText(q.clientName)} (name declared by the client)` : 'A client that declared no name';
+  return [
+    `${client} wants to run a ${q.statementKind} statement (${visibleText(q.statementReason)}) on ` +
+      `${visibleText(q.connectionName)} (${ENGINE_NAMES[q.engine as keyof typeof ENGINE_NAMES] ?? q.engine}), ` +
+      `with the token ${visibleText(q.tokenName)} (${q.tokenLevel}).`,
+    `Statement, ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}:`,
+    ...lines,
+    ...q.params.map((value, i) => `${placeholderOf(q.engine, i)} (${valueType(value)}) = ${valueText(value)}`),
+    ...(q.effect ? [`Rows it would change: ${effectText(q.effect)}.`] : []),
+    'Approve it only if you expect this change.',
+  ].join('\n');
+}
+
+function elicitation(question: ConsentQuestion, shown: DialogQuestion) {
   return {
     method: 'elicitation/create',
     params: {
       mode: 'form',
-      message:
-        `${clientName ?? 'An AI client'} wants to run a ${question.statementKind} statement on ` +
-        `${question.connection.name}. Approve it only if you expect this change.`,
+      message: elicitationMessage(shown),
       requestedSchema: {
         type: 'object',
         properties: {
@@ -75,22 +129,11 @@ export function createConsent(deps: ConsentDeps): Consent {
     }
     if (isPlainObject(deps.clientCapabilities.elicitation)) {
       throw new InputRequired({
-        inputRequests: { [CONSENT_KEY]: elicitation(question, deps.clientName) },
+        inputRequests: { [CONSENT_KEY]: elicitation(question, await dialogQuestion(question, deps)) },
         requestState: await deps.signer.sign(binding),
       });
     }
-    const answer = await deps.dialogs.ask(
-      {
-        principalId: deps.principal.id,
-        clientName: deps.clientName ?? deps.principal.name,
-        connectionId: question.connection.id,
-        connectionName: question.connection.name,
-        tool: question.tool,
-        statementKind: question.statementKind,
-        statement: question.statement,
-      },
-      deps.signal,
-    );
+    const answer = await deps.dialogs.ask(await dialogQuestion(question, deps), deps.signal);
     if (answer !== 'approved') throw new ToolError('denied', 'the user denied the statement in Sluice');
   };
   return {

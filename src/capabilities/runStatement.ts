@@ -4,6 +4,7 @@ import type { StatementKind } from '../db/classify.js';
 import type { Database, ResultSet, Rows } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
 import { fromDriverError } from './dbErrors.js';
+import { previewEffect } from './effectPreview.js';
 import { toResultSet } from './resultSet.js';
 import type { CallContext } from './types.js';
 
@@ -11,6 +12,8 @@ export type Statement = {
   tool: string;
   sql: string;
   kind: StatementKind;
+  /** Why it is of that kind, in the classifier's words. */
+  reason: string;
   params: unknown[];
   maxRows: number;
   maxBytes?: number;
@@ -27,7 +30,15 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db:
   await db.check(statement.sql, ctx.signal).catch((error: unknown) => {
     throw fromDriverError(error);
   });
-  await ctx.consent.ask({ connection, tool: statement.tool, statement: statement.sql, statementKind: statement.kind });
+  await ctx.consent.ask({
+    connection,
+    tool: statement.tool,
+    statement: statement.sql,
+    statementKind: statement.kind,
+    statementReason: statement.reason,
+    params: statement.params,
+    previewEffect: () => previewEffect(db, statement, ctx.signal),
+  });
 }
 
 /**
@@ -68,7 +79,7 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   } catch (error) {
     if (!(kind === 'read' && error instanceof DriverFailure && error.kind === 'not_read_only')) throw failed(error, kind);
     kind = 'write';
-    await authorizeWrite(ctx, connection, db, { ...statement, kind });
+    await authorizeWrite(ctx, connection, db, { ...statement, kind, reason: 'the database refused to run it as a read' });
     result = await run(kind).catch((writeError: unknown) => {
       throw failed(writeError, 'write');
     });

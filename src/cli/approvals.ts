@@ -1,4 +1,7 @@
 import { parseArgs } from 'node:util';
+import { ENGINE_NAMES } from '../db/database.js';
+import { effectText, numberedLines, placeholderOf, valueText, valueType } from '../core/shared/statementText.js';
+import { visibleText } from '../core/shared/visibleText.js';
 import type { ConsentDialog } from '../runtime/consentDialogs.js';
 import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
 import { callControl } from './controlClient.js';
@@ -8,17 +11,44 @@ import { UsageError } from './usageError.js';
 
 const expiryText = (days: number | null) => (days === null ? 'never' : `${days} d`);
 
+/** A dialog as the console shows it, every invisible or control character escaped (the terminal's too). */
 function describeDialog(dialog: ConsentDialog): string {
+  const client = `${visibleText(dialog.clientName)} ${dialog.clientNameDeclared ? '(self-declared)' : '(no name declared: the token’s)'}`;
+  const engine = ENGINE_NAMES[dialog.engine as keyof typeof ENGINE_NAMES] ?? dialog.engine;
+  const lines = numberedLines(dialog.statement);
   return [
-    `${dialog.id}  ${dialog.statementKind} statement  ${dialog.clientName} on ${dialog.connectionName} (${dialog.tool})`,
-    ...dialog.statement.split('\n').map((line) => `    | ${line}`),
+    `${dialog.id}  ${dialog.statementKind} statement  ${client} on ${visibleText(dialog.connectionName)} (${dialog.tool})`,
+    `    why:           ${visibleText(dialog.statementReason)}`,
+    `    token:         ${visibleText(dialog.tokenName)} (${dialog.tokenLevel})`,
+    `    database:      ${engine} ${visibleText(dialog.database)}`,
+    `    statement:     ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}`,
+    ...lines.map((line) => `      ${line}`),
+    ...dialog.params.map((value, i) => `    ${`${placeholderOf(dialog.engine, i)}:`.padEnd(15)}${valueType(value)} ${valueText(value)}`),
+    ...(dialog.effect ? [`    rows:          ${effectText(dialog.effect)}`] : []),
     `    waiting:       ${dialog.waitingSeconds} s`,
+  ].join('\n');
+}
+
+const connectionsText = (connections: 'all' | string[]) => (connections === 'all' ? 'all' : connections.join(', '));
+
+function describeEnded(sheet: ApprovalSheet): string {
+  const { granted } = sheet;
+  return [
+    `${sheet.id}  pairing  ${sheet.clientName}  ${sheet.status}`,
+    `    asked for:     ${sheet.requestedLevel}`,
+    ...(granted
+      ? [
+        `    granted:       ${granted.level}, connections ${connectionsText(granted.connections)}, expires ${expiryText(granted.expiresInDays)}`,
+        `    token:         ${granted.tokenId}`,
+      ]
+      : []),
   ].join('\n');
 }
 
 function describe(item: ApprovalSheet | ConsentDialog): string {
   if (item.kind === 'statement') return describeDialog(item);
   const sheet = item;
+  if (sheet.status !== 'awaitingApproval') return describeEnded(sheet);
   return [
     `${sheet.id}  pairing  ${sheet.clientName}`,
     `    code goes to:  ${sheet.redirect}`,
@@ -29,16 +59,19 @@ function describe(item: ApprovalSheet | ConsentDialog): string {
   ].join('\n');
 }
 
-/** `sluice approvals [--json]`: the approval sheets and confirmation dialogs waiting for an answer. */
+/**
+ * `sluice approvals [--json] [--all]`: the approval sheets and confirmation dialogs waiting for an
+ * answer; `--all` adds the sheets that ended in the last ten minutes, with what each granted.
+ */
 export async function approvals(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { ...dataDirOption, json: { type: 'boolean' } },
+    options: { ...dataDirOption, json: { type: 'boolean' }, all: { type: 'boolean' } },
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length > 0) throw new UsageError('usage: sluice approvals [--json]');
-  const sheets = (await callControl(supportDirOf(argv), 'approvals.list')) as (ApprovalSheet | ConsentDialog)[];
+  if (positionals.length > 0) throw new UsageError('usage: sluice approvals [--json] [--all]');
+  const sheets = (await callControl(supportDirOf(argv), 'approvals.list', { all: values.all === true })) as (ApprovalSheet | ConsentDialog)[];
   if (values.json) process.stdout.write(`${JSON.stringify(sheets, null, 2)}\n`);
   else process.stdout.write(sheets.length ? `${sheets.map(describe).join('\n\n')}\n` : 'nothing is waiting for approval\n');
 }

@@ -6,7 +6,7 @@ import { CONSOLE_SECRET_FILE } from '../console/consoleAccess.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { UsageError } from './usageError.js';
 
-/** `sluice console`: prints a one-time link that opens the running application's console. */
+/** `sluice console`: prints the one-time link that signs a browser in to the running application's console. */
 export async function consoleLink(argv: string[]): Promise<void> {
   const { positionals } = parseArgs({ args: argv, options: dataDirOption, strict: true, allowPositionals: true });
   if (positionals.length > 0) throw new UsageError('usage: sluice console [--data-dir DIR]');

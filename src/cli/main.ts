@@ -27,6 +27,7 @@ const commands: Record<string, () => Promise<Command>> = {
   deny: async () => (await import('./approvals.js')).deny,
   pair: async () => (await import('./pair.js')).pair,
   server: async () => (await import('./serverSwitch.js')).serverSwitch,
+  lockouts: async () => (await import('./lockouts.js')).lockouts,
   connections: async () => (await import('./connections.js')).connections,
   bridge: async () => (await import('./bridge.js')).bridge,
   console: async () => (await import('./console.js')).consoleLink,
@@ -38,9 +39,10 @@ const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
   tokens create --name NAME [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90]
   tokens list [--json] | tokens revoke ID
   open-url URL                                      hand a sluice:// link to the running application
-  approvals [--json] | approve ID [--level L] [--connections …] [--expires D] | deny ID
+  approvals [--json] [--all] | approve ID [--level L] [--connections …] [--expires D] | deny ID
   pair --client NAME [--scopes LEVEL] [--print-token]   the reference pairing client
   server on|off|status                              switch the MCP server (off: -33006)
+  lockouts list [--json] | lockouts clear ID|--all  who the limits hold back, until when; clear them
   connections list [--json] | connections add --name N (--sqlite PATH | --url URL) [--id ID] [--external-access L] [--ai-policy P]
   activity [--json] [--limit N] [--category C] [--verify]
   bridge                                            MCP over stdio for clients that launch servers`;

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { startApp } from '../app/app.js';
+import { desktopNotifier } from '../platform/desktopNotification.js';
 import { requestLogLine } from '../http/requestLog.js';
 import { resolveSupportDir } from '../core/supportDir.js';
 import { UsageError } from './usageError.js';
@@ -23,6 +24,7 @@ export async function serve(argv: string[]): Promise<void> {
       'data-dir': { type: 'string' },
       'no-auth': { type: 'boolean' },
       'log-requests': { type: 'boolean' },
+      'no-notify': { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -36,6 +38,7 @@ export async function serve(argv: string[]): Promise<void> {
     auth,
     ...(port !== undefined ? { port } : {}),
     ...(consolePort !== undefined ? { consolePort } : {}),
+    ...(values['no-notify'] ? {} : { notifier: desktopNotifier({ log: (line) => process.stderr.write(line) }) }),
     ...(values['log-requests']
       ? { onRequestEnd: (trace) => process.stderr.write(requestLogLine(trace)) }
       : {}),
@@ -51,6 +54,9 @@ export async function serve(argv: string[]): Promise<void> {
       auth
         ? '  authentication: bearer tokens (sluice tokens create, or pair a client with sluice pair)'
         : '  authentication: off (--no-auth): every caller is anonymous, with read-only scopes',
+      values['no-notify']
+        ? '  desktop notifications: off (--no-notify)'
+        : '  desktop notifications: on, for every approval that waits (--no-notify turns them off)',
       '',
     ].join('\n'),
   );

@@ -3,16 +3,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, relative, sep } from 'node:path';
 import type { ActivityListOptions } from '../activity/activityLog.js';
+import { TOKEN_ID } from '../auth/tokenStore.js';
 import type { ControlHandlers } from '../control/controlServer.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { readBody } from '../http/body.js';
 import { isAllowedHost } from '../http/guards/host.js';
 import { originOf } from '../http/guards/origin.js';
 import { sendHttpError, sendJson } from '../http/respond.js';
-import { type ConsoleAccess, SESSION_COOKIE } from './consoleAccess.js';
+import type { ConsoleAccess } from './consoleAccess.js';
 import type { InspectorFeed } from './inspectorFeed.js';
 import type { MachineGraph } from './machineGraphs.js';
 import { packageRoot } from './packageRoot.js';
+import { signInPage } from './signInPage.js';
 import { APPLICATION } from '../core/contract.js';
 import { type AppClock, every } from '../core/clock.js';
 
@@ -26,6 +28,7 @@ export const CONSOLE_COMMANDS = [
   'connections.update',
   'connections.remove',
   'server.setEnabled',
+  'lockouts.clear',
 ] as const;
 
 const STATIC_TYPES: Record<string, string> = {
@@ -41,6 +44,8 @@ const ACTIVITY_OUTCOMES = new Set(['success', 'denied', 'error', 'rateLimited'])
 const STATIC_DIRS = [
   { dir: 'src/console/public', path: '/' },
   { dir: 'inspector', path: '/inspector/' },
+  // Plain modules the server uses too (the escaping of invisible characters, the dialog's words).
+  { dir: 'src/core/shared', path: '/core/' },
 ];
 
 /**
@@ -79,7 +84,7 @@ export type ConsoleDeps = {
   access: ConsoleAccess;
   commands: ControlHandlers;
   /** The `GET /api/state` document (docs/console.md). */
-  state(): unknown;
+  state(): Promise<unknown>;
   activity(options: ActivityListOptions): unknown[];
   /** Calls the listener whenever what the page shows may have changed; returns the unsubscribe. */
   onChange(listener: (reason: string) => void): () => void;
@@ -92,9 +97,9 @@ export type ConsoleDeps = {
 export type ConsoleServer = { port: number; url: string; openUrl(): string; close(): Promise<void> };
 
 /**
- * The console's own loopback HTTP server (docs/console.md): the page, its JSON API and two event streams.
- * Host checked on every request, a session cookie on all but `/open`, and the console's own origin on
- * every state-changing request.
+ * The console's own loopback HTTP server (docs/console.md): the pages, the sign-in, its JSON API and two
+ * event streams. Host checked on every request; the session (an `Authorization` header, never a cookie)
+ * on every `/api/` request but the sign-in; the console's own origin on every state-changing request.
  */
 export async function startConsoleServer(deps: ConsoleDeps, port: number): Promise<ConsoleServer> {
   const staticFiles = await findStaticFiles();
@@ -114,19 +119,37 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
       return;
     }
     const url = new URL(req.url ?? '/', origin());
-    if (url.pathname === '/open' && req.method === 'GET') return open(url, res);
-    if (!deps.access.admits(req.headers.cookie)) {
-      sendHttpError(res, 401, 'unauthenticated', 'open the console with the link `sluice console` prints');
+    if (url.pathname === '/api/session' && req.method === 'POST') {
+      if (fromConsolePage(req, res)) return signIn(req, res);
+      return;
+    }
+    if (url.pathname.startsWith('/api/')) return api(url, req, res);
+    if (req.method !== 'GET') {
+      sendHttpError(res, 405, 'method_not_allowed', 'the console’s pages answer GET', { allow: 'GET' });
+      return;
+    }
+    switch (url.pathname) {
+      case '/open':
+        // The link's page exchanges the secret (POST /api/session); showing it spends nothing.
+        return deps.access.isCurrent(url.searchParams.get('secret') ?? '')
+          ? sendHtml(res, 200, signInPage('signingIn'))
+          : sendHtml(res, 403, signInPage('badLink'));
+      case '/signin':
+        return sendHtml(res, 200, signInPage('signedOut'));
+      default:
+        return serveStatic(url.pathname, res);
+    }
+  }
+
+  async function api(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const session = deps.access.admit(req.headers.authorization);
+    if (session === undefined) {
+      sendHttpError(res, 401, 'unauthenticated', 'sign in with the link `sluice console` prints');
       return;
     }
     if (req.method === 'POST') {
-      const requestOrigin = originOf(req);
-      const allowed = [origin(), `http://localhost:${bound}`, `http://[::1]:${bound}`];
-      if (requestOrigin === undefined || !allowed.includes(requestOrigin)) {
-        sendHttpError(res, 403, 'forbidden_origin', 'state-changing requests must come from the console itself');
-        return;
-      }
-      return command(url.pathname, req, res);
+      if (fromConsolePage(req, res)) return command(url.pathname, req, res);
+      return;
     }
     if (req.method !== 'GET') {
       sendHttpError(res, 405, 'method_not_allowed', 'the console answers GET and POST', { allow: 'GET, POST' });
@@ -134,37 +157,70 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
     }
     switch (url.pathname) {
       case '/api/state':
-        return sendJson(res, 200, deps.state(), SECURITY_HEADERS);
-      case '/api/activity':
-        return sendJson(res, 200, { rows: deps.activity(activityQuery(url.searchParams)) }, SECURITY_HEADERS);
+        return sendJson(res, 200, await deps.state(), SECURITY_HEADERS);
+      case '/api/activity': {
+        const query = activityQuery(url.searchParams);
+        if (typeof query === 'string') return sendJson(res, 400, { error: query }, SECURITY_HEADERS);
+        return sendJson(res, 200, { rows: deps.activity(query) }, SECURITY_HEADERS);
+      }
       case '/api/events':
-        return stream(req, res, (send) => deps.onChange((reason) => send('changed', { reason })));
+        return stream(req, res, session, (send) => deps.onChange((reason) => send('changed', { reason })));
       case '/api/inspector/machines':
         return sendJson(res, 200, { machines: deps.machines }, SECURITY_HEADERS);
       case '/api/inspector/events':
-        return stream(req, res, (send) => {
+        return stream(req, res, session, (send) => {
           const unsubscribe = deps.inspector.subscribe((frame) => send(undefined, frame));
           send(undefined, deps.inspector.live());
           return unsubscribe;
         });
       default:
-        return serveStatic(url.pathname, res);
+        sendHttpError(res, 404, 'not_found', 'no such API');
     }
   }
 
-  function open(url: URL, res: ServerResponse): void {
-    const session = deps.access.open(url.searchParams.get('secret') ?? '');
-    if (!session) {
+  /**
+   * Whether a state-changing request comes from the console's own page: `Origin` exactly the console's,
+   * and `Sec-Fetch-Site`, when the browser sends it, `same-origin`. Else answers 403.
+   */
+  function fromConsolePage(req: IncomingMessage, res: ServerResponse): boolean {
+    const requestOrigin = originOf(req);
+    const allowed = [origin(), `http://localhost:${bound}`, `http://[::1]:${bound}`];
+    const site = req.headers['sec-fetch-site'];
+    if (requestOrigin !== undefined && allowed.includes(requestOrigin) && (site === undefined || site === 'same-origin')) return true;
+    sendHttpError(res, 403, 'forbidden_origin', 'state-changing requests must come from the console itself');
+    return false;
+  }
+
+  /** `POST /api/session {secret}`: the one-time secret of a link, exchanged for a session id. */
+  async function signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const params = await jsonBody(req, res);
+    if (params === undefined) return;
+    const session = typeof params.secret === 'string' ? deps.access.signIn(params.secret) : undefined;
+    if (session === undefined) {
       sendHttpError(res, 403, 'invalid_link', 'this console link was used already or is wrong: run `sluice console` for a new one');
       return;
     }
-    res.writeHead(303, {
-      ...SECURITY_HEADERS,
-      location: '/',
-      'set-cookie': `${SESSION_COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/`,
-      'content-length': 0,
-    });
-    res.end();
+    sendJson(res, 200, { session }, SECURITY_HEADERS);
+  }
+
+  /** A request's JSON object body, or undefined once the refusal (415 or 400 `{error}`) is sent. */
+  async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown> | undefined> {
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+      sendJson(res, 415, { error: 'send the command as application/json' }, SECURITY_HEADERS);
+      return undefined;
+    }
+    let params: unknown;
+    try {
+      params = JSON.parse(await readBody(req, APPLICATION.maxCommandBytes));
+    } catch {
+      sendJson(res, 400, { error: 'the body must be a JSON object of at most 64 KB' }, SECURITY_HEADERS);
+      return undefined;
+    }
+    if (!isPlainObject(params)) {
+      sendJson(res, 400, { error: 'the body must be a JSON object' }, SECURITY_HEADERS);
+      return undefined;
+    }
+    return params;
   }
 
   async function command(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -174,21 +230,8 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
       sendHttpError(res, 404, 'not_found', `no command ${name}`);
       return;
     }
-    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-      sendJson(res, 415, { error: 'send the command as application/json' }, SECURITY_HEADERS);
-      return;
-    }
-    let params: unknown;
-    try {
-      params = JSON.parse(await readBody(req, APPLICATION.maxCommandBytes));
-    } catch {
-      sendJson(res, 400, { error: 'the body must be a JSON object of at most 64 KB' }, SECURITY_HEADERS);
-      return;
-    }
-    if (!isPlainObject(params)) {
-      sendJson(res, 400, { error: 'the body must be a JSON object' }, SECURITY_HEADERS);
-      return;
-    }
+    const params = await jsonBody(req, res);
+    if (params === undefined) return;
     try {
       sendJson(res, 200, (await handler(params)) ?? null, SECURITY_HEADERS);
     } catch (error) {
@@ -196,10 +239,14 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
     }
   }
 
-  /** A server-sent event stream; `subscribe` returns its unsubscribe, called when the page goes away. */
+  /**
+   * A server-sent event stream, keeping `session` live while it is open; `subscribe` returns its
+   * unsubscribe, called when the page goes away.
+   */
   function stream(
     req: IncomingMessage,
     res: ServerResponse,
+    session: string,
     subscribe: (send: (event: string | undefined, data: unknown) => void) => () => void,
   ): void {
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
@@ -208,13 +255,20 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
     const send = (event: string | undefined, data: unknown) =>
       res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
     const unsubscribe = subscribe(send);
+    const release = deps.access.holdOpen(session);
     const stopKeepAlive = every(deps.clock, APPLICATION.consoleKeepAliveMs, () => res.write(':\n\n'));
     req.socket.setTimeout(0);
     res.on('close', () => {
       stopKeepAlive();
       unsubscribe();
+      release();
       streams.delete(res);
     });
+  }
+
+  function sendHtml(res: ServerResponse, status: number, html: string): void {
+    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': STATIC_TYPES['.html'], 'content-length': Buffer.byteLength(html) });
+    res.end(html);
   }
 
   async function serveStatic(path: string, res: ServerResponse): Promise<void> {
@@ -248,7 +302,10 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
   };
 }
 
-function activityQuery(params: URLSearchParams): ActivityListOptions {
+/** The activity screen's filters; a malformed token id is refused, so that no one reads all rows as one token's. */
+function activityQuery(params: URLSearchParams): ActivityListOptions | string {
+  const token = params.get('token');
+  if (token !== null && !TOKEN_ID.test(token)) return 'token must be a token id (tok_ and 12 hex digits)';
   const limit = Number(params.get('limit') ?? 100);
   const category = params.get('category') ?? '';
   const outcome = params.get('outcome') ?? '';
@@ -258,5 +315,6 @@ function activityQuery(params: URLSearchParams): ActivityListOptions {
     ...(ACTIVITY_CATEGORIES.has(category) ? { category: category as ActivityListOptions['category'] } : {}),
     ...(ACTIVITY_OUTCOMES.has(outcome) ? { outcome: outcome as ActivityListOptions['outcome'] } : {}),
     ...(search ? { search } : {}),
+    ...(token !== null ? { tokenId: token } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { ActivityEntry } from '../activity/activityLog.js';
 import { checkGrant } from '../auth/grant.js';
+import type { Lockout, Lockouts } from '../auth/lockouts.js';
 import { type TokenStore, withoutSecrets } from '../auth/tokenStore.js';
 import type { PairingService } from '../runtime/pairingService.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
@@ -15,6 +16,7 @@ export type ControlDeps = {
   tokens: TokenStore;
   pairing: PairingService;
   dialogs: ConsentDialogs;
+  lockouts: Lockouts;
   clock: AppClock;
   audit(entry: ActivityEntry): void;
   setEnabled(on: boolean): void;
@@ -24,6 +26,18 @@ export type ControlDeps = {
 function text(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.length === 0) throw new Error(`${field} must be a non-empty string`);
   return value;
+}
+
+/** The activity row of a cleared lockout: the limit and who it held, no more. */
+function lockoutCleared(lockout: Lockout): ActivityEntry {
+  const token = lockout.tokenName === undefined ? {} : { tokenId: lockout.who, tokenName: lockout.tokenName };
+  return {
+    category: 'admin',
+    action: 'lockout.cleared',
+    outcome: 'success',
+    ...token,
+    detail: { limit: lockout.limit, ...(lockout.tokenName === undefined ? { who: lockout.who } : {}) },
+  };
 }
 
 /** The commands the running application answers on its control socket (see `sluice --help`). */
@@ -50,7 +64,8 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
       return record ? withoutSecrets(record) : null;
     },
     'pairing.openUrl': (p) => pairing.openLink(text(p.url, 'url')),
-    'approvals.list': () => [...pairing.approvals(), ...deps.dialogs.list()],
+    // `all`: also the sheets that ended in the last ten minutes, with what each granted.
+    'approvals.list': (p) => [...(p.all === true ? pairing.sheets() : pairing.approvals()), ...deps.dialogs.list()],
     'approvals.approve': (p) => {
       if (deps.dialogs.answer(text(p.id, 'id'), 'approve')) return { ok: true };
       return pairing.approve(text(p.id, 'id'), checkGrant(p));
@@ -80,6 +95,18 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
       writeConfig(deps.dataDir, { connections: deps.catalog.all() });
       audit({ category: 'admin', action: 'connection.removed', outcome: 'success', connectionId: id });
       return { ok: true };
+    },
+    'lockouts.list': () => deps.lockouts.list(),
+    'lockouts.clear': async (p) => {
+      let cleared: Lockout[];
+      if (p.all === true && p.id === undefined) cleared = await deps.lockouts.clearAll();
+      else if (p.all === undefined) {
+        const one = await deps.lockouts.clear(text(p.id, 'id'));
+        if (!one) throw new Error('no such lockout (it may have ended)');
+        cleared = [one];
+      } else throw new Error('name one lockout id, or all: true');
+      for (const lockout of cleared) audit(lockoutCleared(lockout));
+      return { cleared };
     },
     'server.status': () => ({ enabled: deps.isEnabled() }),
     'server.setEnabled': (p) => {

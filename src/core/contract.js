@@ -156,6 +156,11 @@ export const DATABASES = frozen({
   introspectionTimeoutMs: 30 * SECOND,
   /** A statement past its own deadline is stopped by the engine; this long later, by Sluice. */
   deadlineGraceMs: SECOND,
+  /**
+   * Chosen: a write's dialog counts the rows an UPDATE or DELETE would change for at most this long,
+   * and then asks the planner for at most as long again (docs/console.md, "What a dialog shows").
+   */
+  effectPreviewTimeoutMs: 1.5 * SECOND,
 });
 
 /** The application (chosen). */
@@ -168,8 +173,15 @@ export const APPLICATION = frozen({
   maxCommandBytes: 64 * KIB,
   /** The console's event stream writes a keep-alive comment this often. */
   consoleKeepAliveMs: 15 * SECOND,
+  /** A console session ends after this long without a request while none of its event streams is open. */
+  consoleSessionIdleMs: 12 * HOUR,
   /** Bursts of changes within this reach the console as one. */
   changeSettleMs: 50,
   /** `sluice bridge`: rounds of `input_required` it answers for one request. */
   maxBridgeInputRounds: 8,
+  /**
+   * A write waiting on a dialog in Sluice reports progress this often (when it has a progress token),
+   * so that a client resetting its timeout on progress keeps waiting: half of the 10 s it is owed.
+   */
+  approvalProgressMs: 5 * SECOND,
 });

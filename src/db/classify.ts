@@ -4,7 +4,8 @@ import { type SqlToken, splitStatements, tokenize, UnreadableSql } from './sqlTo
 
 export type StatementKind = 'read' | 'write' | 'ddl' | 'destructive';
 
-export type ClassifiedStatement = { kind: StatementKind; verb: string };
+/** `reason` says why it is of that kind, as the confirmation dialog shows it (`DELETE without WHERE`). */
+export type ClassifiedStatement = { kind: StatementKind; verb: string; reason: string };
 
 /**
  * Statements (by their leading words, see `lead`), phrases and functions that reach the file system,
@@ -249,14 +250,15 @@ function lead(tokens: SqlToken[]): string {
 const leadsWith = (tokens: SqlToken[], statements: string[]) =>
   statements.some((statement) => lead(tokens).startsWith(` ${statement} `));
 
-/** Whether the statement calls a listed function: a name, plain or quoted, right before `(`. */
-const calls = (tokens: SqlToken[], functions: string[]) =>
-  tokens.some(
+/** The first listed function the statement calls: a name, plain or quoted, right before `(`. */
+const calledFunction = (tokens: SqlToken[], functions: string[]) =>
+  tokens.find(
     (token, i) =>
       (token.kind === 'word' || token.kind === 'quoted') &&
       isPunct(tokens[i + 1], '(') &&
       functions.some((f) => (f.endsWith('*') ? token.text.startsWith(f.slice(0, -1)) : token.text === f)),
-  );
+  )?.text;
+const calls = (tokens: SqlToken[], functions: string[]) => calledFunction(tokens, functions) !== undefined;
 
 /** A language name as a word, a quoted identifier or a plain string; any other spelling is unread. */
 function languageName(token: SqlToken | undefined): string | undefined {
@@ -287,27 +289,32 @@ const constantCondition = (tokens: SqlToken[]) =>
   tokens.every((t) => t.kind === 'literal' || t.kind === 'punct' || (t.kind === 'word' && (NUMBER.test(t.text) || CONSTANT_WORDS.has(t.text))));
 
 /**
- * Whether a DELETE, UPDATE or MERGE anywhere in the statement — at its head, after a CTE list, or
- * inside a CTE — changes every row: a DELETE or UPDATE with no WHERE of its own or a constant one
+ * Why a DELETE, UPDATE or MERGE anywhere in the statement — at its head, after a CTE list, or
+ * inside a CTE — changes every row, if one does: a DELETE or UPDATE with no WHERE of its own or a constant one
  * (`WHERE true`, `WHERE 1 = 1`), a MERGE joined `ON` a constant that deletes or updates. One counts
  * where it starts a statement: first, or right after a parenthesis (not `ON DELETE`, `FOR UPDATE`,
  * `ON DUPLICATE KEY UPDATE`, `THEN DELETE`).
  */
-function changesEveryRow(tokens: SqlToken[]): boolean {
-  return tokens.some((token, at) => {
+function changesEveryRow(tokens: SqlToken[]): string | undefined {
+  for (const [at, token] of tokens.entries()) {
     const merge = isWord(token, 'MERGE');
-    if (!merge && !isWord(token, 'DELETE') && !isWord(token, 'UPDATE')) return false;
+    if (!merge && !isWord(token, 'DELETE') && !isWord(token, 'UPDATE')) continue;
     const before = tokens[at - 1];
-    if (at > 0 && !isPunct(before, '(') && !isPunct(before, ')')) return false;
+    if (at > 0 && !isPunct(before, '(') && !isPunct(before, ')')) continue;
     const own = ownLevel(tokens, at + 1);
     if (merge) {
       // MERGE … ON <constant> matches every row; it changes them all when it deletes or updates them.
       const on = clause(own, 'ON', new Set(['WHEN']));
-      return on !== undefined && constantCondition(on) && own.some((t, i) => isWord(t, 'THEN') && isWord(own[i + 1], new Set(['DELETE', 'UPDATE'])));
+      if (on !== undefined && constantCondition(on) && own.some((t, i) => isWord(t, 'THEN') && isWord(own[i + 1], new Set(['DELETE', 'UPDATE'])))) {
+        return 'MERGE ON a constant condition';
+      }
+      continue;
     }
     const condition = clause(own, 'WHERE', AFTER_CONDITION);
-    return condition === undefined || constantCondition(condition);
-  });
+    if (condition === undefined) return `${token.text} without WHERE`;
+    if (constantCondition(condition)) return `${token.text} with a constant WHERE`;
+  }
+  return undefined;
 }
 
 /** The tokens from `from` to the end of the statement that starts there, with its own nesting depth (0 = its level). */
@@ -331,11 +338,15 @@ function clause(own: (SqlToken & { depth: number })[], keyword: string, until: S
   return own.slice(start + 1, end === -1 ? undefined : end);
 }
 
-/** Whether a statement that only reads by its verb changes data, locks rows or has other side effects. */
-const writes = (tokens: SqlToken[], engine: Engine) =>
-  tokens.some((token, i) => isWord(token, MODIFYING_VERBS) && !isPunct(tokens[i + 1], '(')) ||
-  WRITING_PHRASES[engine].some((phrase) => hasPhrase(tokens, phrase)) ||
-  calls(tokens, WRITING_FUNCTIONS[engine]);
+/** Why a statement that only reads by its verb changes data, locks rows or has other side effects, if it does. */
+function writes(tokens: SqlToken[], engine: Engine): string | undefined {
+  const modifying = tokens.find((token, i) => isWord(token, MODIFYING_VERBS) && !isPunct(tokens[i + 1], '('));
+  if (modifying) return `${modifying.text} inside the statement changes data`;
+  const phrase = WRITING_PHRASES[engine].find((p) => hasPhrase(tokens, p));
+  if (phrase) return phrase === 'INTO' ? 'SELECT … INTO creates a table' : `${phrase} locks rows`;
+  const called = calledFunction(tokens, WRITING_FUNCTIONS[engine]);
+  return called ? `calls ${called}, which changes state` : undefined;
+}
 
 /** Where the statement EXPLAIN or ANALYZE wraps starts: past their options. */
 function wrappedStart(tokens: SqlToken[]): number {
@@ -383,28 +394,43 @@ function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement
   if (EXPLAIN_VERBS[engine].has(verb)) {
     // ANALYZE runs the statement (a quoted option name counts too), so EXPLAIN is what it runs.
     const runs = tokens.some((t) => t.kind !== 'literal' && (t.text === 'ANALYZE' || t.text === 'ANALYSE'));
-    if (runs) return { kind: classifyTokens(tokens.slice(wrappedStart(tokens)), engine).kind, verb };
+    if (runs) {
+      const wrapped = classifyTokens(tokens.slice(wrappedStart(tokens)), engine);
+      return { kind: wrapped.kind, verb, reason: `${verb} ANALYZE runs the statement: ${wrapped.reason}` };
+    }
     // Planning alone may evaluate a constant subquery.
-    return { kind: calls(tokens, WRITING_FUNCTIONS[engine]) ? 'write' : 'read', verb };
+    const called = calledFunction(tokens, WRITING_FUNCTIONS[engine]);
+    return called ? { kind: 'write', verb, reason: `planning it calls ${called}, which changes state` } : { kind: 'read', verb, reason: `${verb} only plans` };
   }
   if (verb === 'ANALYZE') {
     // MariaDB's ANALYZE <statement> runs it; ANALYZE <table> gathers statistics.
     const wrapped = tokens.slice(wrappedStart(tokens));
-    return { kind: isWord(wrapped[0], ANALYZED_VERBS) ? classifyTokens(wrapped, engine).kind : 'ddl', verb };
+    if (!isWord(wrapped[0], ANALYZED_VERBS)) return { kind: 'ddl', verb, reason: 'ANALYZE rewrites a table’s statistics' };
+    const inner = classifyTokens(wrapped, engine);
+    return { kind: inner.kind, verb, reason: `ANALYZE runs the statement: ${inner.reason}` };
   }
-  if (DESTRUCTIVE_VERBS.has(verb) || changesEveryRow(tokens)) return { kind: 'destructive', verb };
+  if (DESTRUCTIVE_VERBS.has(verb)) {
+    const object = verb === 'DROP' && tokens[1]?.kind === 'word' ? ` ${tokens[1].text}` : '';
+    return { kind: 'destructive', verb, reason: `${verb}${object} removes data for good` };
+  }
+  const everyRow = changesEveryRow(tokens);
+  if (everyRow) return { kind: 'destructive', verb, reason: `${everyRow} changes every row` };
   // The engine has the last word: a "read" it calls a write is refused and handled as a write.
-  if (READ_VERBS[engine].has(verb)) return { kind: writes(tokens, engine) ? 'write' : 'read', verb };
+  if (READ_VERBS[engine].has(verb)) {
+    const why = writes(tokens, engine);
+    return why ? { kind: 'write', verb, reason: why } : { kind: 'read', verb, reason: `${verb} only reads` };
+  }
   if (verb === 'PRAGMA' && engine === 'sqlite') {
     const name = tokens.filter((t) => t.kind === 'word')[1]?.text ?? '';
     const sets = tokens.some((t) => isPunct(t, '='));
     const argument = tokens.some((t) => isPunct(t, '('));
     const reads = READ_PRAGMAS_WITH_ARGUMENT.has(name) || (READ_PRAGMAS.has(name) && !argument);
-    return { kind: reads && !sets ? 'read' : 'write', verb };
+    return reads && !sets ? { kind: 'read', verb, reason: `PRAGMA ${name} only reads` } : { kind: 'write', verb, reason: `PRAGMA ${name} sets a value` };
   }
-  if (DDL_VERBS.has(verb)) return { kind: 'ddl', verb };
+  if (DDL_VERBS.has(verb)) return { kind: 'ddl', verb, reason: `${verb} changes the schema` };
   // Data changes (INSERT, UPDATE, MERGE, CALL, …) and what this cannot read are never run as reads.
-  return { kind: 'write', verb };
+  if (MODIFYING_VERBS.has(verb)) return { kind: 'write', verb, reason: `${verb} changes data` };
+  return { kind: 'write', verb, reason: `${verb || 'this statement'} is not known to only read` };
 }
 
 /**

@@ -133,7 +133,19 @@ function readToken(sql: string, at: number, engine: Engine, tokens: SqlToken[]):
   return at + (word?.length ?? 1);
 }
 
+/** A token and where it was written: `sql.slice(start, end)`. */
+export type SpannedToken = SqlToken & { start: number; end: number };
+
 export function tokenize(sql: string, engine: Engine): SqlToken[] {
+  return scan(sql, engine, false);
+}
+
+/** The tokens with where each was written, for code that must cut the statement's own text. */
+export function tokenSpans(sql: string, engine: Engine): SpannedToken[] {
+  return scan(sql, engine, true) as SpannedToken[];
+}
+
+function scan(sql: string, engine: Engine, withSpans: boolean): SqlToken[] {
   if (sql.includes('\0')) throw new UnreadableSql('a NUL character');
   const tokens: SqlToken[] = [];
   // MySQL: where the open executable comment closes, -1 outside one.
@@ -158,7 +170,9 @@ export function tokenize(sql: string, engine: Engine): SqlToken[] {
       executableEnd = -1;
       i += 2;
     } else {
+      const start = i;
       i = readToken(sql, i, engine, tokens);
+      if (withSpans) Object.assign(tokens[tokens.length - 1] as SqlToken, { start, end: i });
     }
   }
   if (executableEnd !== -1) throw new UnreadableSql('unterminated comment');

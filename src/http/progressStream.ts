@@ -34,6 +34,11 @@ export class ProgressStream {
     this.#res.write(`data: ${toJsonText(message)}\n\n`);
   }
 
+  /** The last progress sent; 0 before any. */
+  get reported(): number {
+    return Math.max(0, this.#last);
+  }
+
   progress(progress: number, total: number, message: string): void {
     if (!(progress > this.#last) || this.#res.destroyed) return;
     this.#last = progress;

@@ -18,6 +18,9 @@ import type { TokenStore } from '../auth/tokenStore.js';
 import { approvalCallback, denialCallback } from '../pairing/callback.js';
 import { type PairingLink, parsePairingLink } from '../pairing/deepLink.js';
 
+/** What the user granted on an approved sheet, and the token it became. */
+export type Grant = ApprovalChoice & { tokenId: string };
+
 export type ApprovalSheet = {
   id: string;
   kind: 'pairing';
@@ -33,6 +36,8 @@ export type ApprovalSheet = {
   /** When Approve stops counting, on the application's clock. */
   expiresAt: number;
   status: 'awaitingApproval' | PairingRequestOutcome;
+  /** Once approved: what was granted, which may differ from what was asked for. */
+  granted?: Grant;
 };
 
 export type ExchangeOutcome =
@@ -77,6 +82,8 @@ export class PairingService {
   readonly #deps: PairingServiceDeps;
   /** Sheets that ended, as they were, for the console: what happened and when. */
   readonly #ended = new Map<string, { input: PairingRequestInput; status: PairingRequestOutcome; endedAt: number }>();
+  /** What each approved sheet granted, kept as long as the sheet is. */
+  readonly #granted = new Map<string, Grant>();
 
   constructor(deps: PairingServiceDeps) {
     this.#deps = deps;
@@ -127,6 +134,7 @@ export class PairingService {
   #sheet(input: PairingRequestInput, status: ApprovalSheet['status'] = 'awaitingApproval'): ApprovalSheet {
     const expiresAt = input.createdAt + PAIRING.approvalWindowMs;
     const left = status === 'awaitingApproval' ? expiresAt - this.#deps.clock.now() : 0;
+    const granted = this.#granted.get(input.id);
     return {
       id: input.id,
       kind: 'pairing',
@@ -140,6 +148,7 @@ export class PairingService {
       secondsLeft: Math.max(0, Math.ceil(left / 1000)),
       expiresAt,
       status,
+      ...(granted ? { granted } : {}),
     };
   }
 
@@ -153,7 +162,11 @@ export class PairingService {
   /** The sheets awaiting an answer, then those that ended in the last ten minutes, newest first. */
   sheets(): ApprovalSheet[] {
     const now = this.#deps.clock.now();
-    for (const [id, ended] of this.#ended) if (now - ended.endedAt > PAIRING.endedSheetMs) this.#ended.delete(id);
+    for (const [id, ended] of this.#ended) {
+      if (now - ended.endedAt <= PAIRING.endedSheetMs) continue;
+      this.#ended.delete(id);
+      this.#granted.delete(id);
+    }
     const ended = [...this.#ended.values()].reverse().map(({ input, status }) => this.#sheet(input, status));
     return [...this.approvals(), ...ended];
   }
@@ -191,6 +204,7 @@ export class PairingService {
 
     const now = this.#deps.clock.now();
     const { record, plaintext } = this.#deps.tokens.mint({ name: input.clientName, ...choice, now });
+    this.#granted.set(id, { ...choice, tokenId: record.id });
     const code = randomUUID();
     this.#deps.supervisor.send({ type: 'code.issue', input: { code, challenge: input.challenge, tokenId: record.id, plaintext } });
     this.#deps.audit({
@@ -200,7 +214,11 @@ export class PairingService {
       tokenId: record.id,
       tokenName: record.name,
       clientName: input.clientName,
-      detail: { level: choice.level },
+      detail: {
+        level: choice.level,
+        connections: choice.connections === 'all' ? 'all' : choice.connections.join(','),
+        expiresInDays: choice.expiresInDays ?? 'never',
+      },
     });
     this.#deliver(approvalCallback(linkOf(input), code), input.clientName);
     return { ok: true, tokenId: record.id };

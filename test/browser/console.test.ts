@@ -4,7 +4,7 @@ import { SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { APPLICATION } from '../../src/core/contract.js';
 import { challengeFor, createVerifier } from '../../src/pairing/pkce.js';
-import { browserSuite, chromiumAvailable, markPage, type PageGlobals, screenshot, stillSamePage, tabTo } from '../helpers/browser.js';
+import { browserSuite, chromiumAvailable, markPage, type PageGlobals, postFromPage, screenshot, stillSamePage, tabTo } from '../helpers/browser.js';
 import { callTool, mintToken, mirroredHeaders, modernMeta, readUntil, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
 import { DAY_MS, expectToken, pairingLink, redeem, UUID } from '../helpers/pairing.js';
 
@@ -153,7 +153,7 @@ describe.runIf(canRun)('the console page in Chromium', () => {
     if (box.overflows) expect(box.scrollable).toBe(true);
     expect(await card.locator('[data-client]').textContent()).toBe('Browser writer');
     expect(await card.locator('[data-statement-kind]').textContent()).toBe('write');
-    await screenshot(page, 'console-dialog.png');
+    await screenshot(page, 'console-dialog-long.png');
 
     await approveButton(card).click();
     const res = await pending;
@@ -201,11 +201,7 @@ describe.runIf(canRun)('the console page in Chromium', () => {
     const { page } = await open();
     // Made through the console's own command, as a user would: the page hears of it and shows its row.
     const name = `Slow reader ${unique()}`;
-    const created = (await page.evaluate(
-      async (body) =>
-        (await fetch('/api/tokens.create', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json(),
-      { name, level: 'readOnly' },
-    )) as { id: string; plaintext: string };
+    const created = (await postFromPage(page, 'tokens.create', { name, level: 'readOnly' })) as { id: string; plaintext: string };
     const token = { id: created.id, name, headers: { authorization: `Bearer ${created.plaintext}` } };
     const row = page.locator(`tr[data-token-id="${token.id}"]`);
     await expect.poll(attribute(row, 'data-status'), { timeout: 5_000 }).toBe('active');

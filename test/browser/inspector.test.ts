@@ -27,7 +27,7 @@ const attribute = (locator: Locator, name: string) => () => locator.getAttribute
 describe.runIf(canRun)('the inspector page in Chromium', () => {
   const suite = browserSuite();
 
-  /** The console opened once (its cookie is the context's), then the inspector in a second tab. */
+  /** The console signed in once (its session is in the origin's storage, shared by the context's tabs), then the inspector in a second tab. */
   async function openInspector(): Promise<{ console: Page; inspector: Page; session: ConsoleSession }> {
     const session = await suite.open();
     const inspector = await session.open(INSPECTOR);
@@ -126,10 +126,10 @@ describe.runIf(canRun)('the inspector page in Chromium', () => {
     await waitForConsoleLive(console);
     const paths = new Set(session.requests.map((url) => new URL(url).pathname));
     // The pages, their own scripts and style sheets, and the documented API: nothing else.
-    const api = ['/api/state', '/api/activity', '/api/events', '/api/inspector/machines', '/api/inspector/events'];
+    const api = ['/api/session', '/api/state', '/api/activity', '/api/events', '/api/inspector/machines', '/api/inspector/events'];
     for (const path of ['/open', '/', '/inspector/', ...api]) expect(paths).toContain(path);
     const other = [...paths].filter((path) => !['/open', '/', '/inspector/', ...api].includes(path));
-    for (const path of other) expect(path).toMatch(/^\/(inspector\/|shared\/)?[\w-]+\.(css|js)$/);
+    for (const path of other) expect(path).toMatch(/^\/(inspector\/|shared\/|core\/)?[\w-]+\.(css|js)$/);
     expect(other).toEqual(expect.arrayContaining(['/console.js', '/inspector/inspector.js']));
     expect(await inspector.locator('[data-load-error]').isHidden()).toBe(true);
     expect(await console.locator('[data-load-error]').isHidden()).toBe(true);

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_SECRET_FILE } from '../../src/console/consoleAccess.js';
 import { packageRoot } from '../../src/console/packageRoot.js';
 import { runSluice, SLUICE_BIN } from '../helpers/cli.js';
-import { type ConsoleClient, consoleClient, consoleOf, openConsole, openConsoleLink, SESSION_COOKIE, visitLink } from '../helpers/consoleClient.js';
+import { type ConsoleClient, consoleClient, consoleOf, exchangeSecret, openConsole, openConsoleLink, visitLink } from '../helpers/consoleClient.js';
 import { callTool, mcp, mirroredHeaders, modernMeta, parseJson, readUntil, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
 import { callbackFields, openPairing, pairingLink, redeem } from '../helpers/pairing.js';
 import { rawRequest } from '../helpers/rawHttp.js';
 
 /**
- * The console's HTTP API and its security (docs/console.md): the one-time link and the session cookie, the
+ * The console's HTTP API and its security (docs/console.md): the one-time link and the session, the
  * Host / Origin / Content-Type rules, the pages' headers, `GET /api/state`, `/api/activity`, `/api/events`
  * and every `POST /api/<command>`, driven as the page drives them.
  */
@@ -30,7 +30,7 @@ const clientInfo = (name: string) => ({ 'io.modelcontextprotocol/clientInfo': { 
 const CONSOLE_PAGE = join(packageRoot(), 'src/console/public/index.html');
 const INSPECTOR_PAGE = join(packageRoot(), 'inspector/index.html');
 
-/** A GET with no cookie at all. */
+/** A request with no session. */
 async function anonymous(port: number, path: string, init: RequestInit = {}) {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, { redirect: 'manual', ...init });
   const text = await response.text();
@@ -41,6 +41,14 @@ async function anonymous(port: number, path: string, init: RequestInit = {}) {
 function expectHttpError(reply: { status: number; json: any }, status: number, error: string): void {
   expect({ status: reply.status, error: reply.json?.error }).toEqual({ status, error });
   expect(reply.json.error_description).toEqual(expect.any(String));
+}
+
+/** The sign-in page (HTML, never JSON) in its `form`. */
+function expectSignInPage(reply: { status: number; headers: Headers; text: string }, status: number, form: string): void {
+  expect({ status: reply.status, type: reply.headers.get('content-type') }).toEqual({ status, type: 'text/html; charset=utf-8' });
+  expect(reply.text).toContain(`data-sign-in="${form}"`);
+  if (form !== 'signingIn') expect(reply.text).toContain('run <code>sluice console</code>');
+  expectSelfOnlyPolicy(reply.headers.get('content-security-policy'));
 }
 
 /** A command's refusal: HTTP 400 with exactly `{error}`. */
@@ -87,23 +95,27 @@ describe('the console: opening, access rules and pages', () => {
       expect(secretOnDisk(app)).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     });
 
-    it('the link answers 303 to / with an HttpOnly, SameSite=Strict, Path=/ session cookie; a second visit is 403 invalid_link', async () => {
+    it('the link answers its sign-in page (200 text/html) and spends nothing; POST /api/session exchanges its secret for a session, with no cookie', async () => {
       const link = consoleOf(app).openUrl();
-      const first = await visitLink(link);
-      expect(first.status).toBe(303);
-      expect(first.headers.get('location')).toBe('/');
-      const cookies = first.headers.getSetCookie();
-      expect(cookies).toHaveLength(1);
-      const [pair, ...attributes] = (cookies[0] ?? '').split(';').map((part) => part.trim());
-      expect(pair).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]{32,}$`));
-      expect(attributes.map((a) => a.toLowerCase()).sort()).toEqual(['httponly', 'path=/', 'samesite=strict']);
+      const secret = new URL(link).searchParams.get('secret') ?? '';
+      const page = await visitLink(link);
+      expectSignInPage(page, 200, 'signingIn');
+      expect(page.text).toContain('<script type="module" src="/signIn.js"></script>');
+      expect(page.text).not.toContain(secret);
+      expect(page.headers.getSetCookie()).toEqual([]);
+      expectSignInPage(await visitLink(link), 200, 'signingIn');
 
-      const replay = await visitLink(link);
-      expectHttpError(replay, 403, 'invalid_link');
-      expect(replay.headers.getSetCookie()).toEqual([]);
+      const exchanged = await exchangeSecret(`http://127.0.0.1:${port}`, secret);
+      expect(exchanged.status).toBe(200);
+      expect(exchanged.json).toEqual({ session: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      expect(exchanged.headers.getSetCookie()).toEqual([]);
+      expect(exchanged.headers.get('cache-control')).toBe('no-store');
 
-      // The cookie of the first visit opens the console.
-      const session = consoleClient(`http://127.0.0.1:${port}`, pair ?? '');
+      // Spent: the link's page says so, in HTML, and the secret exchanges for nothing.
+      expectSignInPage(await visitLink(link), 403, 'badLink');
+      expectHttpError(await exchangeSecret(`http://127.0.0.1:${port}`, secret), 403, 'invalid_link');
+
+      const session = consoleClient(`http://127.0.0.1:${port}`, exchanged.json.session);
       expect((await session.get('/api/state')).status).toBe(200);
     });
 
@@ -116,17 +128,23 @@ describe('the console: opening, access rules and pages', () => {
       expect(after).not.toBe(before);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(consoleOf(app).openUrl()).toContain(`secret=${after}`);
-      expect((await visitLink(`http://127.0.0.1:${port}/open?secret=${before}`)).status).toBe(403);
+      expectSignInPage(await visitLink(`http://127.0.0.1:${port}/open?secret=${before}`), 403, 'badLink');
       await openConsole(app);
       expect(secretOnDisk(app)).not.toBe(after);
     });
 
-    it('a wrong, empty or missing secret is 403 invalid_link and does not spend the current link', async () => {
+    it('a wrong, empty or missing secret: the link is a 403 HTML page, the exchange 403 invalid_link, and the current link is not spent', async () => {
       const current = consoleOf(app).openUrl();
       for (const path of ['/open?secret=wrong', '/open?secret=', '/open', `/open?secret=${secretOnDisk(app)}x`]) {
-        const reply = await anonymous(port, path);
+        expectSignInPage(await anonymous(port, path), 403, 'badLink');
+      }
+      for (const body of [{ secret: 'wrong' }, { secret: '' }, {}, { secret: [secretOnDisk(app)] }, { secret: `${secretOnDisk(app)}x` }]) {
+        const reply = await anonymous(port, '/api/session', {
+          method: 'POST',
+          headers: { origin: `http://127.0.0.1:${port}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         expectHttpError(reply, 403, 'invalid_link');
-        expect(reply.headers.getSetCookie()).toEqual([]);
       }
       expect(consoleOf(app).openUrl()).toBe(current);
       await openConsoleLink(current);
@@ -140,7 +158,7 @@ describe('the console: opening, access rules and pages', () => {
       expect(link).toBe(`http://127.0.0.1:${port}/open?secret=${before}`);
       const opened = await openConsoleLink(link);
       expect((await opened.get('/api/state')).status).toBe(200);
-      expectHttpError(await visitLink(link), 403, 'invalid_link');
+      expectSignInPage(await visitLink(link), 403, 'badLink');
       // A second run prints the next secret.
       const again = runSluice(['console', '--data-dir', app.dataDir]);
       expect(again.stdout.trim()).toBe(`http://127.0.0.1:${port}/open?secret=${secretOnDisk(app)}`);
@@ -148,11 +166,12 @@ describe('the console: opening, access rules and pages', () => {
     });
   });
 
-  describe('the session cookie', () => {
-    it('without it, every page, API and stream is 401 unauthenticated', async () => {
-      for (const path of ['/', '/api/state', '/api/events', '/inspector/', '/api/activity', '/api/inspector/machines', '/api/inspector/events', '/console.js']) {
+  describe('the session', () => {
+    it('without it, every API and stream is 401 unauthenticated; the pages, which hold no state, are served', async () => {
+      for (const path of ['/api/state', '/api/events', '/api/activity', '/api/inspector/machines', '/api/inspector/events', '/api/nope']) {
         expectHttpError(await anonymous(port, path), 401, 'unauthenticated');
       }
+      for (const path of ['/', '/inspector/', '/console.js']) expect((await anonymous(port, path)).status).toBe(200);
       const post = await anonymous(port, '/api/tokens.create', {
         method: 'POST',
         headers: { origin: client.origin, 'content-type': 'application/json' },
@@ -162,30 +181,30 @@ describe('the console: opening, access rules and pages', () => {
       expect(app.tokens.list().map((t) => t.name)).not.toContain('anonymous');
     });
 
-    it('a wrong session, an empty one, or the session under another cookie name is 401', async () => {
-      const session = client.cookie.slice(`${SESSION_COOKIE}=`.length);
+    it('a wrong, empty or cut session, another scheme, or the session in a cookie is 401', async () => {
       const forged = [
-        `${SESSION_COOKIE}=${randomBytes(32).toString('base64url')}`,
-        `${SESSION_COOKIE}=`,
-        `${SESSION_COOKIE}=${session.slice(0, -1)}`,
-        `other=${session}`,
-        `x${SESSION_COOKIE}=${session}`,
+        `Bearer ${randomBytes(32).toString('base64url')}`,
+        'Bearer ',
+        `Bearer ${client.session.slice(0, -1)}`,
+        `Bearer ${client.session}x`,
+        `Basic ${client.session}`,
+        `bearer ${client.session}`,
+        client.session,
       ];
-      for (const cookie of forged) {
-        const reply = await consoleClient(client.origin, cookie).get('/api/state');
-        expectHttpError(reply, 401, 'unauthenticated');
+      for (const authorization of forged) {
+        const reply = await client.get('/api/state', { headers: { authorization } });
+        expect({ authorization, status: reply.status, error: reply.json?.error }).toEqual({ authorization, status: 401, error: 'unauthenticated' });
       }
-      // Among other cookies, the right one is found.
-      const mixed = consoleClient(client.origin, `theme=dark; ${client.cookie}; lang=en`);
-      expect((await mixed.get('/api/state')).status).toBe(200);
+      const inCookie = await client.get('/api/state', { headers: { authorization: null, cookie: `sluice_console=${client.session}` } });
+      expectHttpError(inCookie, 401, 'unauthenticated');
     });
   });
 
   describe('the Host rule', () => {
     const get = (host: string, path = '/api/state') =>
-      rawRequest(port, { method: 'GET', path, setHost: false, headers: { Host: host, Cookie: client.cookie } });
+      rawRequest(port, { method: 'GET', path, setHost: false, headers: { Host: host, Authorization: `Bearer ${client.session}` } });
 
-    it('Host: evil.example (with or without the port) → 403 forbidden_host, even with a valid cookie', async () => {
+    it('Host: evil.example (with or without the port) → 403 forbidden_host, even with a valid session', async () => {
       for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1.evil.example:${port}`]) {
         const reply = await get(host);
         expect({ host, status: reply.status, error: reply.json?.error }).toEqual({ host, status: 403, error: 'forbidden_host' });
@@ -356,7 +375,7 @@ describe('the console: pairing sheets in GET /api/state', () => {
     expect(state.now).toBe(clock.now());
     expect(state.server).toEqual({ enabled: true, mcpUrl: app.url });
     expect(app.url).toBe(`http://127.0.0.1:${app.port}/mcp`);
-    expect(Object.keys(state).sort()).toEqual(['clients', 'connections', 'dialogs', 'now', 'server', 'sheets', 'tokens']);
+    expect(Object.keys(state).sort()).toEqual(['clients', 'connections', 'dialogs', 'lockouts', 'now', 'server', 'sheets', 'tokens']);
   });
 
   it('an opened pairing link is a sheet awaitingApproval, with secondsLeft and expiresAt on the app’s clock', async () => {
@@ -530,6 +549,8 @@ describe('the console: commands, dialogs, activity and events', () => {
         createdAt: expect.any(String),
         expiresAt: expect.any(String),
         lastUsedAt: expect.any(String),
+        requests: 0,
+        refusals: 0,
       });
       for (const t of stateReply.json.tokens) {
         expect(t).not.toHaveProperty('salt');
@@ -620,11 +641,19 @@ describe('the console: commands, dialogs, activity and events', () => {
         id: expect.any(String),
         kind: 'statement',
         clientName: 'Dialog client',
+        clientNameDeclared: true,
+        tokenName: writer.name,
+        tokenLevel: 'readWrite',
         connectionId: 'demo',
         connectionName: 'Demo bookshop',
+        engine: 'sqlite',
+        database: expect.stringMatching(/demo\.sqlite$/),
         tool: 'execute_query',
         statementKind: 'write',
+        statementReason: 'INSERT changes data',
         statement: sql,
+        params: [],
+        effect: null,
         waitingSeconds: expect.any(Number),
       });
       expect(await client.command('approvals.approve', { id: dialog.id })).toEqual({ ok: true });

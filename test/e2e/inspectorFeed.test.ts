@@ -408,7 +408,7 @@ describe('GET /api/inspector/events', () => {
     }
   });
 
-  it('without the session cookie the feed is 401', async () => {
+  it('without the session the feed is 401', async () => {
     const response = await fetch(new URL('/api/inspector/events', stream.client.origin));
     expect(response.status).toBe(401);
     await response.body?.cancel();

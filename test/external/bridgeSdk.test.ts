@@ -100,7 +100,12 @@ describe('@modelcontextprotocol/sdk 1.x over StdioClientTransport', () => {
     expect(elicitations).toEqual([
       {
         mode: 'form',
-        message: 'sdk1-stdio wants to run a write statement on Demo bookshop. Approve it only if you expect this change.',
+        message: [
+          'sdk1-stdio (name declared by the client) wants to run a write statement (INSERT changes data) on Demo bookshop (SQLite), with the token stdio bridge (readWrite).',
+          'Statement, 1 line:',
+          "1 | INSERT INTO genres (name) VALUES ('Stdio v1')",
+          'Approve it only if you expect this change.',
+        ].join('\n'),
         requestedSchema: {
           type: 'object',
           properties: {

@@ -104,7 +104,12 @@ describe('the 2.x client, pinned to 2026-07-28', () => {
     expect(elicitations).toEqual([
       {
         mode: 'form',
-        message: 'sdk-modern-suite wants to run a write statement on Demo bookshop. Approve it only if you expect this change.',
+        message: [
+          'sdk-modern-suite (name declared by the client) wants to run a write statement (INSERT changes data) on Demo bookshop (SQLite), with the token sdk modern (readWrite).',
+          'Statement, 1 line:',
+          "1 | INSERT INTO genres (name) VALUES ('Conformance')",
+          'Approve it only if you expect this change.',
+        ].join('\n'),
         requestedSchema: {
           type: 'object',
           properties: { approved: { type: 'boolean', title: 'Approve this statement', description: INSERT } },

@@ -59,6 +59,7 @@ export function launchChromium(): Promise<Browser> {
 export type PageGlobals = {
   document: { activeElement: { outerHTML: string } | null; body: unknown };
   navigator: { clipboard: { readText(): Promise<string> } };
+  localStorage: { getItem(key: string): string | null };
   getComputedStyle(element: unknown): {
     backgroundColor: string;
     overflowX: string;
@@ -72,9 +73,10 @@ export type PageGlobals = {
 export const VIEWPORT = { width: 1280, height: 900 };
 
 /**
- * One browser context on the console: opened with the application's one-time link (which sets the
- * session cookie every other page of the console shares), watching every request it makes and every error
- * its pages report, so a test can say that nothing left the console's origin and nothing went wrong.
+ * One browser context on the console: signed in with the application's one-time link (the session lands in
+ * the console origin's storage, which every other page of the console in this context shares), watching
+ * every request it makes and every error its pages report, so a test can say that nothing left the
+ * console's origin and nothing went wrong.
  */
 export type ConsoleSession = {
   readonly context: BrowserContext;
@@ -93,7 +95,7 @@ export type ConsoleSession = {
   close(): Promise<void>;
 };
 
-/** A fresh context (1280×900), the one-time link followed, and the console live on its event stream. */
+/** A fresh context (1280×900), signed in with the one-time link, and the console live on its event stream. */
 export async function openConsoleSession(
   browser: Browser,
   app: { console: ConsoleServer | undefined },
@@ -119,9 +121,9 @@ export async function openConsoleSession(
 
   const page = await context.newPage();
   const reply = await page.goto(server.openUrl());
-  // The link redirects to the console itself, with the session cookie set.
+  // The link's sign-in page exchanges its secret for a session, then opens the console itself.
   expect(reply?.status()).toBe(200);
-  expect(page.url()).toBe(`${origin}/`);
+  await page.waitForURL(`${origin}/`);
   await waitForConsoleLive(page);
 
   return {
@@ -142,6 +144,21 @@ export async function openConsoleSession(
     },
     close: () => context.close(),
   };
+}
+
+/** Where the console's pages keep the session id (`src/console/public/shared/session.js`). */
+export const CONSOLE_SESSION_KEY = 'sluice.consoleSession';
+
+/** `POST /api/<command>` from a console page, with its session, as its own scripts send it: the JSON answer. */
+export function postFromPage(page: Page, command: string, params: unknown): Promise<unknown> {
+  return page.evaluate(
+    async ([path, body, key]) => {
+      const session = (globalThis as unknown as PageGlobals).localStorage.getItem(key);
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${session}` };
+      return (await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) })).json();
+    },
+    [`/api/${command}`, params, CONSOLE_SESSION_KEY] as const,
+  );
 }
 
 /** The console page has loaded its state and its event stream is open. */

@@ -21,8 +21,9 @@ export type ServeProcess = {
   stderr: () => string;
 };
 
+/** `sluice serve` with `args`; desktop notifications off, so that no test shows one on the desktop. */
 export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): ServeProcess {
-  const child = spawn(process.execPath, [SLUICE_BIN, 'serve', ...args], { env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [SLUICE_BIN, 'serve', '--no-notify', ...args], { env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk) => {

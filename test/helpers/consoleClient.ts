@@ -2,13 +2,12 @@ import type { ConsoleServer } from '../../src/console/consoleServer.js';
 import { parseJson } from './testApp.js';
 
 /**
- * The console as its page uses it (docs/console.md): opened once with the one-time link, then the session
- * cookie on every request, the console's own `Origin` and `application/json` on every POST, and the two
- * server-sent event streams read frame by frame. Every body it receives is kept in `transcript`, so a test
- * can say that a secret never reached the page.
+ * The console as its page uses it (docs/console.md): signed in once with the one-time link (its page, then
+ * `POST /api/session`), then the session as `Authorization: Bearer …` on every API request, the console's
+ * own `Origin` and `application/json` on every POST, and the two server-sent event streams read frame by
+ * frame. Every body it receives is kept in `transcript`, so a test can say that a secret never reached the
+ * page.
  */
-
-export const SESSION_COOKIE = 'sluice_console';
 
 export type ConsoleReply = { status: number; headers: Headers; text: string; json: any };
 
@@ -38,7 +37,7 @@ export type ConsoleEvents = {
 };
 
 export type RequestOptions = {
-  /** Extra headers, or replacements; `null` removes a default one (`cookie`, `origin`, `content-type`). */
+  /** Extra headers, or replacements; `null` removes a default one (`authorization`, `origin`, `content-type`). */
   headers?: Record<string, string | null>;
 };
 
@@ -53,10 +52,8 @@ export type ConsoleClient = {
   readonly port: number;
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
-  /** The `Set-Cookie` header of the opening 303, as sent. */
-  readonly setCookie: string;
-  /** `sluice_console=<session>`, as the browser sends it back. */
-  readonly cookie: string;
+  /** The session id, as `POST /api/session` answered it. */
+  readonly session: string;
   /** Every response body (and every event stream's text) this client has received. */
   transcript(): string;
   request(method: string, path: string, options?: RequestOptions & { body?: string }): Promise<ConsoleReply>;
@@ -75,35 +72,48 @@ export function consoleOf(app: { console: ConsoleServer | undefined }): ConsoleS
   return app.console;
 }
 
-/** Follows the application's current one-time link. */
+/** Signs in with the application's current one-time link. */
 export function openConsole(app: { console: ConsoleServer | undefined }): Promise<ConsoleClient> {
   return openConsoleLink(consoleOf(app).openUrl());
 }
 
-/** `GET` of a one-time link without following the redirect: the raw reply. */
+/** `GET` of a one-time link, redirects not followed: the raw reply (its sign-in page, or the page for a spent or wrong link). */
 export async function visitLink(link: string): Promise<ConsoleReply> {
   const response = await fetch(link, { redirect: 'manual' });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, json: parseJson(text) };
 }
 
-/** Follows a one-time link: it must answer 303 to `/` with the session cookie. */
-export async function openConsoleLink(link: string): Promise<ConsoleClient> {
-  const reply = await visitLink(link);
-  const setCookie = reply.headers.getSetCookie().join(', ');
-  if (reply.status !== 303) throw new Error(`the console link answered ${reply.status}: ${reply.text}`);
-  const match = new RegExp(`^${SESSION_COOKIE}=([^;]+)`).exec(setCookie);
-  if (!match) throw new Error(`the console link set no ${SESSION_COOKIE} cookie: ${setCookie}`);
-  return consoleClient(new URL(link).origin, `${SESSION_COOKIE}=${match[1]}`, setCookie);
+/** `POST /api/session {secret}` from the console's own origin (or the `origin` given): the raw reply. */
+export async function exchangeSecret(consoleOrigin: string, secret: string, origin = consoleOrigin): Promise<ConsoleReply> {
+  const response = await fetch(new URL('/api/session', consoleOrigin), {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ secret }),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: parseJson(text) };
 }
 
-/** A client of the console at `origin` holding the given cookie (a forged one, for the negative tests). */
-export function consoleClient(origin: string, cookie: string, setCookie = ''): ConsoleClient {
+/** Signs in as the link's page does: the link must answer its sign-in page, and its secret a session. */
+export async function openConsoleLink(link: string): Promise<ConsoleClient> {
+  const page = await visitLink(link);
+  if (page.status !== 200) throw new Error(`the console link answered ${page.status}: ${page.text}`);
+  const url = new URL(link);
+  const reply = await exchangeSecret(url.origin, url.searchParams.get('secret') ?? '');
+  if (reply.status !== 200 || typeof reply.json?.session !== 'string') {
+    throw new Error(`POST /api/session answered ${reply.status}: ${reply.text}`);
+  }
+  return consoleClient(url.origin, reply.json.session);
+}
+
+/** A client of the console at `origin` holding the given session id (a forged one, for the negative tests). */
+export function consoleClient(origin: string, session: string): ConsoleClient {
   const port = Number(new URL(origin).port);
   const received: string[] = [];
 
   function headersOf(defaults: Record<string, string>, extra: Record<string, string | null> = {}): Record<string, string> {
-    const headers: Record<string, string> = { cookie, ...defaults };
+    const headers: Record<string, string> = { authorization: `Bearer ${session}`, ...defaults };
     for (const [name, value] of Object.entries(extra)) {
       if (value === null) delete headers[name.toLowerCase()];
       else headers[name.toLowerCase()] = value;
@@ -237,8 +247,7 @@ export function consoleClient(origin: string, cookie: string, setCookie = ''): C
   return {
     port,
     origin,
-    setCookie,
-    cookie,
+    session,
     transcript: () => received.join('\n'),
     request,
     get: (path, options) => request('GET', path, options),

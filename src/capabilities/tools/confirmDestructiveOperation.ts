@@ -32,7 +32,7 @@ export const confirmDestructiveOperation: Tool<Args> = {
   scopes: ['tools:write', 'admin'],
   async run(args, ctx) {
     const { connection, db } = useConnection(ctx, args.connection_id);
-    const { kind } = classifyStatement(args.sql, db.engine);
+    const { kind, reason } = classifyStatement(args.sql, db.engine);
     if (kind !== 'destructive') {
       throw new ToolError('invalid_argument', `this is a ${kind} statement, not a destructive one: use execute_query`);
     }
@@ -40,6 +40,7 @@ export const confirmDestructiveOperation: Tool<Args> = {
       tool: 'confirm_destructive_operation',
       sql: args.sql,
       kind,
+      reason,
       params: [],
       maxRows: RESULTS.defaultRows,
       timeoutMs: RESULTS.defaultTimeoutSeconds * 1_000,

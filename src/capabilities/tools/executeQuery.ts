@@ -56,7 +56,7 @@ export const executeQuery: Tool<Args> = {
       throw new ToolError('invalid_argument', 'params must be strings, numbers, booleans or null');
     }
     const { connection, db } = useConnection(ctx, args.connection_id);
-    const { kind } = classifyStatement(args.sql, db.engine);
+    const { kind, reason } = classifyStatement(args.sql, db.engine);
     if (kind === 'destructive') {
       requireScopes(ctx.principal, ['tools:read', 'tools:write']);
       throw new ToolError('unsupported', 'DROP, TRUNCATE, and a DELETE or UPDATE of every row (no WHERE, or a constant one, wherever it sits) run only through confirm_destructive_operation');
@@ -65,6 +65,7 @@ export const executeQuery: Tool<Args> = {
       tool: 'execute_query',
       sql: args.sql,
       kind,
+      reason,
       params: params.map((p) => (typeof p === 'boolean' && db.engine === 'sqlite' ? Number(p) : p)),
       maxRows: args.max_rows ?? RESULTS.defaultRows,
       maxBytes: args.max_bytes ?? RESULTS.defaultBytes,

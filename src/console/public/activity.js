@@ -1,10 +1,12 @@
-// 7. Activity log: the most recent entries, filtered by category, outcome and text.
+// 8. Activity log: the most recent entries, filtered by category, outcome, token and text.
 
 import { getJson } from './api.js';
 import { setEmpty, setError } from './feedback.js';
 import { numberFormat, timeEl, timeFormat, toTime, validTime } from './format.js';
 import { appNow } from './shared/clock.js';
+import { reconcile } from './reconcile.js';
 import { $, h } from './shared/dom.js';
+import { state } from './state.js';
 import { labelOf } from './words.js';
 
 const OUTCOME_LABELS = { success: 'Success', denied: 'Denied', error: 'Error', rateLimited: 'Rate limited' };
@@ -19,11 +21,13 @@ export async function loadActivity() {
   const params = new URLSearchParams({ limit: '100' });
   const category = form.elements.category.value;
   const outcome = form.elements.outcome.value;
+  const token = form.elements.token.value;
   const q = form.elements.q.value.trim();
   if (category) params.set('category', category);
   if (outcome) params.set('outcome', outcome);
+  if (token) params.set('token', token);
   if (q) params.set('q', q);
-  const filtered = Boolean(category || outcome || q);
+  const filtered = Boolean(category || outcome || token || q);
   const seq = ++activitySeq;
   try {
     const data = await getJson(`/api/activity?${params}`);
@@ -84,6 +88,28 @@ function renderActivity(rows, filtered) {
     rows.length === 0 ? '' : rows.length >= 100 ? 'The 100 most recent entries, newest first.' : `${rows.length} ${rows.length === 1 ? 'entry' : 'entries'}, newest first.`;
 }
 
+/** Keeps the token filter's choices to the tokens Sluice knows, leaving the one chosen as it is. */
+export function syncTokenFilter() {
+  reconcile(
+    $('#activity-filters').elements.token,
+    [{ id: '', label: 'All' }, ...state.tokens.map((t) => ({ id: t.id, label: `${t.name ?? t.id} (${t.prefix ?? ''}…)` }))],
+    (choice) => choice.id,
+    (choice) => h('option', { value: choice.id }),
+    (option, choice) => {
+      option.textContent = choice.label;
+    },
+  );
+}
+
+/** The activity screen, filtered to one token's rows, brought into view. */
+export function showTokenActivity(tokenId) {
+  const form = $('#activity-filters');
+  form.elements.token.value = tokenId;
+  loadActivity();
+  $('#activity').scrollIntoView();
+  form.elements.token.focus();
+}
+
 export function wireActivityFilters() {
   const form = $('#activity-filters');
   let timer = null;
@@ -94,6 +120,7 @@ export function wireActivityFilters() {
   });
   form.elements.category.addEventListener('change', loadActivity);
   form.elements.outcome.addEventListener('change', loadActivity);
+  form.elements.token.addEventListener('change', loadActivity);
   form.elements.q.addEventListener('input', () => {
     clearTimeout(timer);
     timer = setTimeout(loadActivity, 250);

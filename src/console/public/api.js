@@ -1,7 +1,7 @@
-// Talking to Sluice: the console's JSON documents (GET) and its commands (POST /api/<command>).
+// Talking to Sluice: the console's JSON documents (GET) and its commands (POST /api/<command>), each
+// carrying the session.
 
-const SESSION_ENDED =
-  'Your console session has ended (Sluice may have restarted). Run “sluice console” in a terminal for a fresh link.';
+import { currentSession, sessionHeaders, sessionRefused } from './shared/session.js';
 
 class HttpError extends Error {
   constructor(status, message) {
@@ -18,20 +18,29 @@ async function readJson(res) {
   }
 }
 
-/** fetch(path, init); resolves to the JSON answer, rejects with an HttpError carrying the server's `error`. */
+/**
+ * fetch(path, init) with the session; resolves to the JSON answer, rejects with an HttpError carrying the
+ * server's `error`. Without a session, or when Sluice refuses it, the page leaves for the sign-in page and
+ * the promise never settles.
+ */
 async function requestJson(path, init) {
+  const session = currentSession();
+  if (session === null) return leaving(null);
   let res;
   try {
-    res = await fetch(path, { ...init, credentials: 'same-origin' });
+    res = await fetch(path, { ...init, headers: { ...init.headers, ...sessionHeaders(session) }, cache: 'no-store' });
   } catch {
     throw new HttpError(0, 'Sluice cannot be reached. Is it still running?');
   }
+  if (res.status === 401) return leaving(session);
   const data = await readJson(res);
-  if (!res.ok) {
-    const message = res.status === 401 ? SESSION_ENDED : data?.error ?? `The request failed (HTTP ${res.status}).`;
-    throw new HttpError(res.status, message);
-  }
+  if (!res.ok) throw new HttpError(res.status, data?.error ?? `The request failed (HTTP ${res.status}).`);
   return data;
+}
+
+function leaving(session) {
+  sessionRefused(session);
+  return new Promise(() => {});
 }
 
 export async function getJson(path) {

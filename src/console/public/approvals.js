@@ -4,6 +4,7 @@
 import { post } from './api.js';
 import { createConnectionsPicker, readConnectionsPicker, syncConnectionList, wireConnectionsPicker } from './connectionsPicker.js';
 import { announce, setEmpty, setError } from './feedback.js';
+import { grantText, showGrant } from './grantedSheet.js';
 import { mmss, timeFormat, toTime, validTime } from './format.js';
 import { reconcile } from './reconcile.js';
 import { scheduleRefresh } from './refresh.js';
@@ -113,6 +114,7 @@ function createSheetCard(sheet) {
       ),
     ),
     h('p', { class: 'outcome', 'data-outcome': '', tabindex: '-1', hidden: true }),
+    h('p', { class: 'granted', 'data-granted': '', hidden: true }),
     h('div', { class: 'error', role: 'alert', 'data-error': '' }),
     h('div', { class: 'actions' }, approve, deny),
   );
@@ -131,6 +133,10 @@ function updateSheetCard(card, sheet) {
   $('[data-redirect]', card).textContent = sheet.redirect ?? '—';
   const picker = $('[data-connections-picker]', card);
   syncConnectionList($('[data-connection-list]', picker), sheet.connections ?? [], 'sheet-conn');
+  const granted = $('[data-granted]', card);
+  granted.hidden = !sheet.granted;
+  granted.textContent = sheet.granted ? grantText(sheet.granted, sheet.connections ?? []) : '';
+  if (sheet.granted) showGrant(card, sheet.granted);
   $('[data-countdown-static]', card).textContent = `This request expires at ${timeFormat.format(card._expiresAt)}.`;
   if (previous && !ENDED.has(previous.status) && sheet.status === 'expired') {
     announceExpiry(card);

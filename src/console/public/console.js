@@ -4,13 +4,15 @@
 // nodes in place, so what the user is typing or choosing survives live updates. This entry module
 // draws every screen from each new state and starts the page; each screen is a module of its own.
 
-import { loadActivity, wireActivityFilters } from './activity.js';
+import { loadActivity, syncTokenFilter, wireActivityFilters } from './activity.js';
 import { renderSheets, tickAllSheets } from './approvals.js';
 import { renderClients } from './clients.js';
 import { renderConnections, wireConnectionForm } from './connections.js';
 import { connectEvents } from './eventStream.js';
+import { renderLockouts, wireLockouts } from './lockouts.js';
 import { renderServer, wireServerSwitch } from './serverSwitch.js';
 import { $ } from './shared/dom.js';
+import { currentSession, sessionRefused } from './shared/session.js';
 import { loadState, renderStateWith, state } from './state.js';
 import { renderTokens, wireTokenForm } from './tokens.js';
 import { renderCounts } from './waitingCounts.js';
@@ -24,14 +26,18 @@ function render() {
   renderTokens();
   renderConnections();
   renderClients();
+  renderLockouts();
+  syncTokenFilter();
   renderCounts();
 }
 
 function start() {
+  if (currentSession() === null) return sessionRefused(null);
   wireServerSwitch();
   wireTokenForm();
   wireConnectionForm();
   wireActivityFilters();
+  wireLockouts();
   // Headings focused programmatically drop their tabindex again once the user moves on.
   document.addEventListener('focusout', (event) => {
     if (event.target instanceof window.HTMLElement && event.target.matches('h2[tabindex="-1"]')) {
@@ -47,6 +53,7 @@ function start() {
     if (!state) return;
     renderTokens();
     renderClients();
+    renderLockouts();
   }, 30_000);
   if (location.hash.length > 1) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
 }

@@ -2,7 +2,11 @@
 
 import { scheduleRefresh } from './refresh.js';
 import { $ } from './shared/dom.js';
-import { loadState, sessionEnded } from './state.js';
+import { sessionStream } from './shared/serverEvents.js';
+
+/** The wait before opening the stream again after it dropped, and after Sluice refused it. */
+const RECONNECT_MS = 2000;
+const REFUSED_RETRY_MS = 5000;
 
 function setLive(kind, text) {
   const el = $('[data-live-status]');
@@ -10,31 +14,30 @@ function setLive(kind, text) {
   $('.live-text', el).textContent = text;
 }
 
-let events = null;
+let retryTimer = null;
 let hadError = false;
 
-export function connectEvents() {
-  events?.close();
-  events = new EventSource('/api/events');
-  events.addEventListener('open', () => {
+function dropped(text, retryMs) {
+  setLive('offline', text);
+  hadError = true;
+  retryTimer = setTimeout(connectEvents, retryMs);
+}
+
+const openEvents = sessionStream('/api/events', {
+  onOpen() {
     setLive('live', 'Live');
     // Catch up on anything that changed before the stream was open (or while it was down).
     scheduleRefresh(hadError ? 0 : 100);
     hadError = false;
-  });
-  events.addEventListener('changed', () => scheduleRefresh());
-  events.addEventListener('error', () => {
-    hadError = true;
-    if (events.readyState === EventSource.CLOSED) {
-      // The server refused the stream (e.g. the session ended): find out why, and try again later
-      // unless the session is over.
-      setLive('offline', 'Disconnected');
-      loadState().then(() => {
-        if (sessionEnded) setLive('offline', 'Session ended');
-        else setTimeout(connectEvents, 5000);
-      });
-    } else {
-      setLive('offline', 'Reconnecting…');
-    }
-  });
+  },
+  onEvent(type) {
+    if (type === 'changed') scheduleRefresh();
+  },
+  // An open stream that ended (Sluice stopping, say) or failed comes back soon; a refused one later.
+  onEnd: (why) => (why === 'refused' ? dropped('Disconnected', REFUSED_RETRY_MS) : dropped('Reconnecting…', RECONNECT_MS)),
+});
+
+export function connectEvents() {
+  clearTimeout(retryTimer);
+  openEvents();
 }

@@ -8,8 +8,6 @@ import { $ } from './shared/dom.js';
 /** The last state Sluice sent, normalised; null until the first answer. */
 export let state = null;
 let stateSeq = 0;
-/** The console answered 401: only a fresh link from `sluice console` helps, so stop reconnecting. */
-export let sessionEnded = false;
 let render = () => {};
 
 /** Sets what draws the page from each new state. */
@@ -28,7 +26,6 @@ export async function loadState() {
     render();
   } catch (error) {
     if (seq !== stateSeq) return;
-    sessionEnded = error.status === 401;
     showLoadError(error.message);
   }
 }
@@ -42,6 +39,7 @@ function normalise(s) {
     tokens: Array.isArray(s.tokens) ? s.tokens : [],
     connections: Array.isArray(s.connections) ? s.connections : [],
     clients: Array.isArray(s.clients) ? s.clients : [],
+    lockouts: Array.isArray(s.lockouts) ? s.lockouts : [],
   };
 }
 

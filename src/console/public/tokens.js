@@ -1,9 +1,11 @@
-// 4. Tokens: the list, revoking one, and the form that creates one.
+// 4. Tokens: the list (with each token's client, use and refusals), its activity, revoking one, and
+// the form that creates one.
 
+import { showTokenActivity } from './activity.js';
 import { post } from './api.js';
 import { readConnectionsPicker, syncConnectionList, wireConnectionsPicker } from './connectionsPicker.js';
 import { announce, setEmpty, setError } from './feedback.js';
-import { dateFormat, relative, timeEl, toTime, validTime } from './format.js';
+import { dateFormat, numberFormat, relative, timeEl, toTime, validTime } from './format.js';
 import { focusSectionHeading, reconcile } from './reconcile.js';
 import { scheduleRefresh } from './refresh.js';
 import { appNow } from './shared/clock.js';
@@ -54,10 +56,17 @@ function fillTokenRow(row, token, status) {
     ),
     h('td', { 'data-cell': 'level' }, labelOf(LEVEL_LABELS, token.level)),
     h('td', { class: 'cell-wrap', 'data-cell': 'connections' }, allowlist),
+    h('td', { class: 'cell-wrap', 'data-cell': 'client' }, token.clientName || h('span', { class: 'muted' }, '—')),
     h(
       'td',
       { 'data-cell': 'last-used' },
       validTime(token.lastUsedAt) ? timeEl(token.lastUsedAt, relative(token.lastUsedAt)) : h('span', { class: 'muted' }, 'Never'),
+    ),
+    h(
+      'td',
+      { class: 'num', 'data-cell': 'requests' },
+      h('span', { class: 'cell-title', 'data-count': 'requests' }, numberFormat.format(token.requests ?? 0)),
+      h('span', { class: 'cell-sub', 'data-count': 'refusals' }, `${numberFormat.format(token.refusals ?? 0)} refused`),
     ),
     h(
       'td',
@@ -68,6 +77,10 @@ function fillTokenRow(row, token, status) {
     h(
       'td',
       { class: 'cell-actions' },
+      h('button', {
+        type: 'button', class: 'button button-small', 'data-action': 'activity',
+        'aria-describedby': nameId, onclick: () => showTokenActivity(token.id),
+      }, 'Activity'),
       status === 'active'
         ? h('button', {
           type: 'button', class: 'button button-small button-danger', 'data-action': 'revoke',

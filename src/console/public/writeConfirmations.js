@@ -5,9 +5,12 @@ import { announce, setEmpty, setError } from './feedback.js';
 import { timeEl, timeFormat } from './format.js';
 import { reconcile } from './reconcile.js';
 import { scheduleRefresh } from './refresh.js';
+import { effectText } from './core/statementText.js';
 import { appNow } from './shared/clock.js';
 import { $, $$, h, uid } from './shared/dom.js';
 import { state } from './state.js';
+import { engineName, paramsTable, statementLines, visibleNodes } from './statementView.js';
+import { LEVEL_LABELS, labelOf } from './words.js';
 
 export function renderDialogs() {
   const list = $('[data-list="dialogs"]');
@@ -28,14 +31,20 @@ function createDialogCard(dialog) {
     h(
       'dl',
       { class: 'meta' },
-      meta('Client', 'client'),
+      [h('dt', {}, 'Client'), h('dd', {}, h('span', { 'data-client': '' }), ' ', h('span', { 'data-client-note': '' }))],
+      meta('Token', 'token'),
       meta('Connection', 'connection'),
+      meta('Database', 'database'),
       meta('Tool', 'tool'),
-      meta('Statement kind', 'statement-kind'),
+      meta('Classification', 'classification'),
+      meta('Rows it would change', 'effect'),
       meta('Asked at', 'asked-at'),
     ),
     h('p', { class: 'statement-label', id: `${id}-statement` }, 'Full statement'),
+    h('p', { class: 'statement-note', 'data-escapes-note': '', hidden: true }),
     h('pre', { class: 'statement', tabindex: '0', role: 'region', 'aria-labelledby': `${id}-statement`, 'data-statement': '' }),
+    h('p', { class: 'statement-label' }, 'Bound values'),
+    h('div', { 'data-params-box': '' }),
     h('div', { class: 'error', role: 'alert', 'data-error': '' }),
     h('p', { class: 'outcome', 'data-outcome': '', tabindex: '-1', hidden: true }),
     h('div', { class: 'actions' }, approve, deny),
@@ -45,29 +54,50 @@ function createDialogCard(dialog) {
   return card;
 }
 
-function updateDialogCard(card, dialog) {
-  card._dialog = dialog;
+/** The parts of a dialog that never change while it waits, drawn once. */
+function drawStatement(card, dialog) {
   const client = dialog.clientName || 'A client';
-  $('[data-title-client]', card).textContent = client;
+  $('[data-title-client]', card).replaceChildren(...visibleNodes(client));
   $('[data-title-kind]', card).textContent = dialog.statementKind || 'write';
-  $('[data-client]', card).textContent = client;
-  const connection = $('[data-connection]', card);
-  connection.replaceChildren(
-    dialog.connectionName || dialog.connectionId || '—',
+  $('[data-client]', card).replaceChildren(...visibleNodes(client));
+  $('[data-client-note]', card).replaceChildren(
+    dialog.clientNameDeclared
+      ? h('span', { class: 'tag tag-warn', 'data-self-declared': '', title: 'The client chose this name itself: nothing proves it' }, 'self-declared')
+      : h('span', { class: 'muted' }, '(the client declared no name: its token’s name)'),
+  );
+  $('[data-token]', card).replaceChildren(...visibleNodes(dialog.tokenName ?? '—'), ' ', h('span', { class: 'muted', 'data-token-level': dialog.tokenLevel }, `(${labelOf(LEVEL_LABELS, dialog.tokenLevel)})`));
+  $('[data-connection]', card).replaceChildren(
+    ...visibleNodes(dialog.connectionName || dialog.connectionId || '—'),
     dialog.connectionId && dialog.connectionName && dialog.connectionId !== dialog.connectionName
       ? h('span', { class: 'muted' }, ` (${dialog.connectionId})`)
       : '',
   );
+  $('[data-database]', card).replaceChildren(h('span', { 'data-engine': dialog.engine }, engineName(dialog.engine)), ': ', h('code', { 'data-database-name': '' }, visibleNodes(dialog.database ?? '—')));
   $('[data-tool]', card).replaceChildren(h('code', {}, dialog.tool ?? '—'));
-  $('[data-statement-kind]', card).textContent = dialog.statementKind ?? '—';
+  $('[data-classification]', card).replaceChildren(
+    h('strong', { 'data-statement-kind': '' }, dialog.statementKind ?? '—'),
+    ...(dialog.statementReason ? [' — ', h('span', { 'data-statement-reason': '' }, visibleNodes(dialog.statementReason))] : []),
+  );
+  const effect = $('[data-effect]', card);
+  effect.replaceChildren(dialog.effect ? effectText(dialog.effect) : '');
+  effect.previousElementSibling.hidden = effect.hidden = !dialog.effect;
+
+  const { nodes, count, escapes } = statementLines(dialog.statement ?? '');
+  $('[data-statement]', card).replaceChildren(...nodes);
+  const characters = [...(dialog.statement ?? '')].length;
+  $('.statement-label', card).textContent = `Full statement (${count} ${count === 1 ? 'line' : 'lines'}, ${characters} ${characters === 1 ? 'character' : 'characters'}, nothing left out)`;
+  const note = $('[data-escapes-note]', card);
+  note.hidden = escapes === 0;
+  note.textContent = `It contains ${escapes} invisible or control ${escapes === 1 ? 'character' : 'characters'}, each shown as ⟨U+code⟩ and marked.`;
+  $('[data-params-box]', card).replaceChildren(paramsTable(dialog.engine, dialog.params ?? []));
+}
+
+function updateDialogCard(card, dialog) {
+  if (!card._dialog) drawStatement(card, dialog);
+  card._dialog = dialog;
   const askedAt = (state?.now ?? appNow()) - (dialog.waitingSeconds ?? 0) * 1000;
   if (card._askedAt === undefined) card._askedAt = askedAt;
   $('[data-asked-at]', card).replaceChildren(timeEl(card._askedAt, timeFormat.format(card._askedAt)));
-  const statement = dialog.statement ?? '';
-  const pre = $('[data-statement]', card);
-  if (pre.textContent !== statement) pre.textContent = statement;
-  const lines = statement.split('\n').length;
-  $('.statement-label', card).textContent = lines > 1 ? `Full statement (${lines} lines)` : 'Full statement';
 }
 
 async function answerDialog(card, answer) {

@@ -1,7 +1,7 @@
 import { ToolError } from '../../core/errors.js';
 
 /** The real PostgreSQL parser (libpg-query, WebAssembly), loaded on first use. */
-const parser = () => import('libpg-query');
+export const parser = () => import('libpg-query');
 
 /**
  * Refuses, with `invalid_argument` and the parser's own message, a statement PostgreSQL cannot parse.

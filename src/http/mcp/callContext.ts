@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import { createConsent } from '../../capabilities/consent.js';
+import { reportingWaits } from '../../capabilities/waitingProgress.js';
 import type { CallContext } from '../../capabilities/types.js';
 import type { RequestMeta } from '../../protocol/era.js';
 import type { Params } from '../../protocol/jsonrpc.js';
@@ -24,7 +25,13 @@ export function callContext(
       method: message.method,
       params: message.params,
       signer: deps.signer,
-      dialogs: deps.dialogs,
+      // With a progress token, a dialog's wait is reported, so the client does not give up on it.
+      dialogs: stream
+        ? reportingWaits(deps.dialogs, deps.clock, {
+            reported: () => stream.reported,
+            report: (progress, total, text) => stream.progress(progress, total, text),
+          })
+        : deps.dialogs,
       get signal() {
         return signal();
       },

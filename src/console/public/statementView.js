@@ -1,0 +1,52 @@
+// What a write's dialog shows of the statement and its values, with every invisible character made
+// visible (an escape such as ⟨U+202E⟩, marked), so nothing can push or hide part of what will run.
+
+import { placeholderOf, valueType } from './core/statementText.js';
+import { visibleLines, visiblePieces } from './core/visibleText.js';
+import { h } from './shared/dom.js';
+
+const ENGINE_NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB' };
+export const engineName = (engine) => ENGINE_NAMES[engine] ?? String(engine ?? '—');
+
+/** Nodes showing `pieces`: plain runs as text, each escape as a marked `<span class="escape">`. */
+const pieceNodes = (pieces) =>
+  pieces.map((p) => (p.escaped ? h('span', { class: 'escape', title: `Invisible character ${p.text.slice(1, -1)}` }, p.text) : p.text));
+
+/** Text a client supplied (a name, a value, a reason) on one line, invisible characters shown. */
+export const visibleNodes = (text) => pieceNodes(visiblePieces(String(text ?? '')));
+
+/**
+ * The statement as numbered lines (the number drawn by CSS from `data-line`), each ending in its line
+ * feed so that the text copied, or read, is the statement's; returns the lines and the escapes shown.
+ */
+export function statementLines(statement) {
+  const lines = visibleLines(statement);
+  const escapes = lines.flat().filter((p) => p.escaped).length;
+  const nodes = lines.map((pieces, i) =>
+    h('span', { class: 'line', 'data-line': i + 1 }, pieceNodes(pieces), i < lines.length - 1 ? '\n' : ''),
+  );
+  return { nodes, count: lines.length, escapes };
+}
+
+/** The bound values: placeholder, type and value (a string in quotes, so its spaces show). */
+export function paramsTable(engine, params) {
+  if (params.length === 0) return h('p', { class: 'muted', 'data-params': 'none' }, 'No bound values.');
+  return h(
+    'table',
+    { class: 'params', 'data-params': '' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Placeholder'), h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col' }, 'Value'))),
+    h(
+      'tbody',
+      {},
+      params.map((value, i) =>
+        h(
+          'tr',
+          { 'data-param': i + 1 },
+          h('th', { scope: 'row' }, h('code', {}, placeholderOf(engine, i))),
+          h('td', { 'data-type': '' }, valueType(value)),
+          h('td', { 'data-value': '' }, h('code', {}, typeof value === 'string' ? ['"', ...visibleNodes(value), '"'] : visibleNodes(JSON.stringify(value)))),
+        ),
+      ),
+    ),
+  );
+}

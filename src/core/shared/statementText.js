@@ -1,0 +1,58 @@
+// How a write's confirmation shows its bound values and its preview, in words: the same on the console
+// page (served at /core/statementText.js), in `sluice approvals` and in the elicitation message.
+
+import { visibleLines, visibleText } from './visibleText.js';
+
+/**
+ * The placeholder a value is bound to: `$1` on PostgreSQL, the first `?` elsewhere (`?1`).
+ * @param {string} engine
+ * @param {number} index from 0
+ * @returns {string}
+ */
+export function placeholderOf(engine, index) {
+  return engine === 'postgres' ? `$${index + 1}` : `?${index + 1}`;
+}
+
+/**
+ * A bound value's type as the client sent it: string, integer, number, boolean or null.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function valueType(value) {
+  if (value === null) return 'null';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/**
+ * A bound value on one line: a string in double quotes (so that its spaces show), every invisible
+ * character escaped; other values as JSON writes them.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function valueText(value) {
+  return typeof value === 'string' ? `"${visibleText(value)}"` : visibleText(String(JSON.stringify(value)));
+}
+
+/**
+ * The preview of an UPDATE's or DELETE's effect in words: `about 3 rows (estimate: counted)`, or
+ * `no estimate (why)`.
+ * @param {{ rows: number, basis: string } | { rows: null, reason: string }} effect
+ * @returns {string}
+ */
+export function effectText(effect) {
+  if (effect.rows === null) return `no estimate (${visibleText(effect.reason)})`;
+  return `about ${effect.rows} ${effect.rows === 1 ? 'row' : 'rows'} (estimate: ${effect.basis})`;
+}
+
+/**
+ * A statement as numbered lines of text (`  1 | UPDATE …`), every invisible character escaped: for a
+ * terminal and for a client's own dialog, where no marking is possible.
+ * @param {string} statement
+ * @returns {string[]}
+ */
+export function numberedLines(statement) {
+  const lines = visibleLines(statement);
+  const width = String(lines.length).length;
+  return lines.map((pieces, i) => `${String(i + 1).padStart(width)} | ${pieces.map((p) => p.text).join('')}`);
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { escapeOf, visibleLines, visiblePieces, visibleText } from '../../../src/core/shared/visibleText.js';
+
+const shown = (lines: { text: string }[][]) => lines.map((pieces) => pieces.map((p) => p.text).join(''));
+
+describe('visibleText: what a person judging a statement sees', () => {
+  it('escapes C0 and C1 controls, DEL and tabs, but leaves printable text and spaces alone', () => {
+    expect(visibleText('a\u0007b\tc\u007f\u0085\u009b d')).toBe('a⟨U+0007⟩b⟨U+0009⟩c⟨U+007F⟩⟨U+0085⟩⟨U+009B⟩ d');
+    expect(visibleText("SELECT 'é', naïve, 東京 -- ok")).toBe("SELECT 'é', naïve, 東京 -- ok");
+  });
+
+  it('escapes every bidi embedding, override and isolate', () => {
+    const bidi = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u061c'];
+    expect(bidi.map(visibleText)).toEqual(['⟨U+202A⟩', '⟨U+202B⟩', '⟨U+202C⟩', '⟨U+202D⟩', '⟨U+202E⟩', '⟨U+2066⟩', '⟨U+2067⟩', '⟨U+2068⟩', '⟨U+2069⟩', '⟨U+061C⟩']);
+  });
+
+  it('escapes zero-width and other characters that draw nothing', () => {
+    const hidden = ['\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u2060', '\ufeff', '\u00ad', '\u2028', '\u2029', '\u034f', '\ufe0f', '\u3164'];
+    expect(hidden.map(visibleText)).toEqual(hidden.map((c) => escapeOf(c)));
+    expect(escapeOf('\u200b')).toBe('⟨U+200B⟩');
+    // Tag characters (outside the BMP) spell hidden ASCII.
+    expect(visibleText('x\u{E0041}\u{E0042}')).toBe('x⟨U+E0041⟩⟨U+E0042⟩');
+  });
+
+  it('escapes lone surrogates, never a pair', () => {
+    expect(visibleText('a\ud800b\udc00c')).toBe('a⟨U+D800⟩b⟨U+DC00⟩c');
+    expect(visibleText('🙂')).toBe('🙂');
+  });
+
+  it('marks each escape as escaped, and plain runs as plain', () => {
+    expect(visiblePieces('ab\u202ecd')).toEqual([
+      { text: 'ab', escaped: false },
+      { text: '⟨U+202E⟩', escaped: true },
+      { text: 'cd', escaped: false },
+    ]);
+    expect(visiblePieces('')).toEqual([]);
+  });
+
+  it('on one line, line ends are escapes too', () => {
+    expect(visibleText('a\nb\r\nc\rd')).toBe('a⟨U+000A⟩b⟨U+000D⟩⟨U+000A⟩c⟨U+000D⟩d');
+  });
+
+  it('splits lines at LF, CR LF and a lone CR, which stays visible', () => {
+    expect(shown(visibleLines('UPDATE t\nSET a = 1\r\nWHERE b -- note\rOR true'))).toEqual([
+      'UPDATE t',
+      'SET a = 1',
+      'WHERE b -- note⟨U+000D⟩',
+      'OR true',
+    ]);
+    expect(shown(visibleLines(''))).toEqual(['']);
+    expect(shown(visibleLines('a\n'))).toEqual(['a', '']);
+    expect(shown(visibleLines('\n\n'))).toEqual(['', '', '']);
+  });
+});
