@@ -13,6 +13,7 @@ import { createMethodTable } from '../capabilities/methods.js';
 import { builtinCapabilities, CapabilityRegistry } from '../capabilities/registry.js';
 import type { CapabilityModules } from '../capabilities/types.js';
 import { ConnectionCatalog } from '../db/connectionCatalog.js';
+import { CONFIG_FILE } from '../db/savedConnections.js';
 import { QueryHistory } from '../db/queryHistory.js';
 import { deliverCallback } from '../pairing/deliverCallback.js';
 import { PairingService } from '../runtime/pairingService.js';
@@ -24,7 +25,8 @@ import type { RequestTrace } from '../http/mcp/mcpPost.js';
 import { type AppClock, every, systemClock } from '../core/clock.js';
 import { controlHandlers } from '../control/controlHandlers.js';
 import type { DesktopNotifier } from '../platform/desktopNotification.js';
-import { openWithOs } from '../platform/urlOpener.js';
+import { openConsoleLink } from '../console/consoleOpenPage.js';
+import { chooseSecretHome, describeSecretHome, type SecretHome } from '../platform/secretHome.js';
 import { raiseApprovalNotices } from '../runtime/approvalNotices.js';
 import { ConsentDialogs } from '../runtime/consentDialogs.js';
 import { InflightRequests } from '../runtime/inflightRequests.js';
@@ -44,6 +46,8 @@ import { APPLICATION, CALLER_LIMITS, EXCHANGE, TRANSPORT } from '../core/contrac
 
 export type AppOptions = {
   dataDir: string;
+  /** Where token secrets and database passwords are kept; chosen by probing the OS store when absent. */
+  secrets?: SecretHome;
   /** A port to bind; `0` for any. Absent: the preferred port, or any when it is busy. */
   port?: number;
   /** Bearer authentication (on unless `--no-auth`). */
@@ -87,10 +91,13 @@ export async function startApp(options: AppOptions): Promise<App> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   await assertNotRunning(dataDir);
   removeStaleTempFiles(dataDir);
-  const config = loadOrCreateConfig(dataDir);
+  const secrets = options.secrets ?? chooseSecretHome(dataDir);
+  const config = loadOrCreateConfig(dataDir, secrets);
   const catalog = new ConnectionCatalog(config.connections, clock);
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
-  const tokens = TokenStore.open(join(dataDir, TOKENS_FILE));
+  const tokens = TokenStore.open(join(dataDir, TOKENS_FILE), secrets);
+  // Said once both files are read, so that a broken one is the first line a person sees.
+  secrets.notice(describeSecretHome(secrets, [TOKENS_FILE, CONFIG_FILE]));
   const activity = ActivityLog.open(join(dataDir, ACTIVITY_FILE), { now: () => clock.now() });
   const changed = new ChangeSignal(clock);
   const audit = (entry: ActivityEntry) => {
@@ -177,6 +184,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const commands = controlHandlers({
     catalog,
     dataDir,
+    secrets,
     tokens,
     pairing,
     dialogs,
@@ -225,7 +233,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const stopFlushing = every(clock, APPLICATION.tokenFlushMs, () => tokens.flush());
   const server = consoleServer;
   // A click on a notice opens the console; a browser that cannot be started changes nothing else.
-  const openConsole = server ? () => void openWithOs(server.openUrl()).catch(() => undefined) : undefined;
+  const openConsole = server ? () => void openConsoleLink(dataDir, server.openUrl()).catch(() => undefined) : undefined;
   const notices = options.notifier ? raiseApprovalNotices(supervisor, options.notifier, openConsole) : undefined;
 
   let stopped: Promise<void> | undefined;

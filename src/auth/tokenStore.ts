@@ -1,10 +1,12 @@
 import { DAY_MS } from '../core/clock.js';
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { writeFileAtomic } from '../core/atomicFile.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { permissionLevels, type PermissionLevel } from './levels.js';
 import { checkGrant } from './grant.js';
+import { SECRETS_IN_FILES, type SecretHome, secretAccount, settleSecrets } from '../platform/secretHome.js';
 
 export const TOKENS_FILE = 'tokens.json';
 
@@ -17,9 +19,9 @@ export type TokenRecord = {
   name: string;
   /** First 8 characters after `sl_`: shown to the user and used to find the record. */
   prefix: string;
-  /** 16 random bytes, hex. */
+  /** 16 random bytes, hex; `''` while the secret cannot be read (the record then never verifies). */
   salt: string;
-  /** Hex SHA-256 of the salt bytes followed by the plaintext (UTF-8). */
+  /** Hex SHA-256 of the salt bytes followed by the plaintext (UTF-8); `''` with `salt`. */
   hash: string;
   level: PermissionLevel;
   connections: 'all' | string[];
@@ -71,8 +73,9 @@ const fieldRules: Record<keyof TokenRecord, [test: (value: unknown) => boolean, 
   id: [matches(TOKEN_ID), 'must be "tok_" and 12 hex digits'],
   name: [(value) => typeof value === 'string', 'must be a string'],
   prefix: [matches(/^[A-Za-z0-9_-]{8}$/), 'must be 8 base64url characters'],
-  salt: [matches(/^[0-9a-f]{32}$/), 'must be 32 hex digits'],
-  hash: [matches(/^[0-9a-f]{64}$/), 'must be 64 hex digits'],
+  // Absent when the secret is kept in the OS credential store.
+  salt: [(value) => value === undefined || matches(/^[0-9a-f]{32}$/)(value), 'must be 32 hex digits when present'],
+  hash: [(value) => value === undefined || matches(/^[0-9a-f]{64}$/)(value), 'must be 64 hex digits when present'],
   level: [(value) => permissionLevels.includes(value as never), `must be one of ${permissionLevels.join(', ')}`],
   connections: [
     (value) => value === 'all' || (Array.isArray(value) && value.every((id) => typeof id === 'string')),
@@ -91,7 +94,8 @@ function parseRecord(value: unknown, where: string): TokenRecord {
     if (!test(value[field])) throw new Error(`${where}.${field} ${rule}`);
     if (value[field] !== undefined) record[field] = value[field];
   }
-  return record as TokenRecord;
+  if ((record.salt === undefined) !== (record.hash === undefined)) throw new Error(`${where} must have both salt and hash, or neither`);
+  return { salt: '', hash: '', ...record } as TokenRecord;
 }
 
 /** Reads the token file; absent is empty, anything unreadable throws rather than dropping tokens. */
@@ -119,7 +123,13 @@ function readTokenFile(path: string): TokenRecord[] {
   return records;
 }
 
-/** Hashed bearer tokens in a JSON file; the plaintext exists only in `mint`'s result. */
+/** A token's secret as the credential store keeps it. */
+const SECRET_SHAPE = /^([0-9a-f]{32}):([0-9a-f]{64})$/;
+
+/**
+ * Hashed bearer tokens: the records in a JSON file, each one's salt and hash in the OS credential store
+ * or, when the secret home says so, in the file too. The plaintext exists only in `mint`'s result.
+ */
 export class TokenStore {
   private readonly byId = new Map<string, TokenRecord>();
   /** Prefix → records with that prefix (almost always one): verification hashes only these. */
@@ -129,12 +139,39 @@ export class TokenStore {
   private readonly lastUsed = new Map<string, number>();
   private readonly revokeListeners: ((record: TokenRecord) => void)[] = [];
 
-  private constructor(private readonly path: string) {}
+  private constructor(
+    private readonly path: string,
+    private readonly secrets: SecretHome,
+  ) {}
 
-  static open(path: string): TokenStore {
-    const store = new TokenStore(path);
-    store.replaceAll(readTokenFile(path));
+  /** Reads the file and settles each secret where `secrets` says (moving those on the wrong side). */
+  static open(path: string, secrets: SecretHome = SECRETS_IN_FILES): TokenStore {
+    const store = new TokenStore(path, secrets);
+    const records = readTokenFile(path);
+    const fill = (found: Map<string, string>) => {
+      for (const record of records) {
+        const secret = found.get(store.account(record));
+        if (secret === undefined) continue;
+        const [, salt, hash] = SECRET_SHAPE.exec(secret) ?? [];
+        if (!salt || !hash) throw new Error(`the secret of ${record.id} in ${secrets.store?.name} is not a salt and a hash`);
+        Object.assign(record, { salt, hash });
+      }
+    };
+    const slots = records.map((record) => ({
+      account: store.account(record),
+      inFile: record.hash === '' ? undefined : `${record.salt}:${record.hash}`,
+    }));
+    const { found } = settleSecrets(secrets, slots, { file: basename(path), noun: 'token secret' }, (found) => {
+      fill(found);
+      store.write(records);
+    });
+    fill(found);
+    store.replaceAll(records);
     return store;
+  }
+
+  private account(record: TokenRecord): string {
+    return secretAccount(this.secrets, 'token', record.id);
   }
 
   mint(options: MintOptions): { record: TokenRecord; plaintext: string } {
@@ -157,6 +194,8 @@ export class TokenStore {
         ? { expiresAt: iso(options.now + options.expiresInDays * DAY_MS) }
         : {}),
     };
+    // The store first: a crash before the file is written leaves an unused secret, never a record without one.
+    if (this.secrets.target === 'store') this.secrets.store?.set(this.account(record), `${salt}:${record.hash}`);
     this.write([...this.byId.values(), record]);
     this.index(record);
     return { record: copy(record), plaintext };
@@ -229,7 +268,9 @@ export class TokenStore {
 
   private write(records: TokenRecord[]): void {
     for (const record of records) this.settleUse(record);
-    writeFileAtomic(this.path, `${JSON.stringify({ version: 1, tokens: records }, null, 2)}\n`);
+    const inFile = (record: TokenRecord) =>
+      this.secrets.target === 'file' && record.hash !== '' ? record : withoutSecrets(record);
+    writeFileAtomic(this.path, `${JSON.stringify({ version: 1, tokens: records.map(inFile) }, null, 2)}\n`);
     this.dirty = false;
   }
 
@@ -241,6 +282,7 @@ export class TokenStore {
 
   private index(record: TokenRecord): void {
     this.byId.set(record.id, record);
+    if (record.hash === '') return;
     const samePrefix = this.byPrefix.get(record.prefix);
     if (samePrefix) samePrefix.push(record);
     else this.byPrefix.set(record.prefix, [record]);

@@ -8,7 +8,7 @@ import {
   type ActivityCategory,
   type ActivityRow,
 } from '../activity/activityLog.js';
-import { resolveSupportDir } from '../core/supportDir.js';
+import { resolveSupportDir } from '../platform/supportDir.js';
 import { UsageError } from './usageError.js';
 
 const COLUMNS: [string, (row: ActivityRow) => string | null][] = [

@@ -12,6 +12,7 @@ import { loadOrCreateConfig } from '../app/demo.js';
 import { parseServerUrl } from '../db/connectionUrl.js';
 import { callControl, isRunning } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
+import { offlineSecretHome } from './offlineSecrets.js';
 import { UsageError } from './usageError.js';
 
 const USAGE =
@@ -34,7 +35,7 @@ export async function connections(argv: string[]): Promise<void> {
     const { values } = parseArgs({ args: rest, options: { ...dataDirOption, json: { type: 'boolean' } }, strict: true });
     const list = running
       ? ((await callControl(dataDir, 'connections.list')) as SavedConnection[])
-      : loadOrCreateConfig(dataDir).connections.map(withoutPassword);
+      : loadOrCreateConfig(dataDir, offlineSecretHome(dataDir)).connections.map(withoutPassword);
     process.stdout.write(values.json ? `${JSON.stringify(list, null, 2)}\n` : `${table(list)}\n`);
     return;
   }
@@ -67,11 +68,12 @@ export async function connections(argv: string[]): Promise<void> {
   if (running) connection = (await callControl(dataDir, 'connections.add', candidate)) as SavedConnection;
   else {
     connection = newConnection(candidate);
-    const config = loadOrCreateConfig(dataDir);
+    const secrets = offlineSecretHome(dataDir);
+    const config = loadOrCreateConfig(dataDir, secrets);
     if (config.connections.some((c) => c.id === connection.id)) {
       throw new Error(`a connection with id "${connection.id}" exists already (choose another with --id)`);
     }
-    writeConfig(dataDir, { connections: [...config.connections, connection] });
+    writeConfig(dataDir, { connections: [...config.connections, connection] }, secrets);
   }
   process.stdout.write(`added ${connection.id}\n`);
 }

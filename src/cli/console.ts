@@ -10,9 +10,15 @@ import { UsageError } from './usageError.js';
 export async function consoleLink(argv: string[]): Promise<void> {
   const { positionals } = parseArgs({ args: argv, options: dataDirOption, strict: true, allowPositionals: true });
   if (positionals.length > 0) throw new UsageError('usage: sluice console [--data-dir DIR]');
-  const dataDir = supportDirOf(argv);
+  const link = currentConsoleLink(supportDirOf(argv));
+  if (link === undefined) throw new Error('Sluice is not running with a console (start it with sluice serve)');
+  process.stdout.write(`${link}\n`);
+}
+
+/** The running application's one-time console link; undefined when it runs without a console. */
+export function currentConsoleLink(dataDir: string): string | undefined {
   const port = readHandshake(dataDir)?.consolePort;
-  if (port === undefined) throw new Error('Sluice is not running with a console (start it with sluice serve)');
+  if (port === undefined) return undefined;
   const secret = readFileSync(join(dataDir, CONSOLE_SECRET_FILE), 'utf8').trim();
-  process.stdout.write(`http://127.0.0.1:${port}/open?secret=${secret}\n`);
+  return `http://127.0.0.1:${port}/open?secret=${secret}`;
 }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { resolveSupportDir } from '../core/supportDir.js';
+import { resolveSupportDir } from '../platform/supportDir.js';
 
 /** The `--data-dir` option every command takes. */
 export const dataDirOption = { 'data-dir': { type: 'string' } } as const;

@@ -22,6 +22,8 @@ const commands: Record<string, () => Promise<Command>> = {
   tokens: async () => tokensCommand,
   activity: async () => (await import('./activity.js')).activity,
   'open-url': async () => (await import('./openUrl.js')).openUrl,
+  install: async () => (await import('./install.js')).install,
+  uninstall: async () => (await import('./install.js')).uninstall,
   approvals: async () => (await import('./approvals.js')).approvals,
   approve: async () => (await import('./approvals.js')).approve,
   deny: async () => (await import('./approvals.js')).deny,
@@ -31,21 +33,26 @@ const commands: Record<string, () => Promise<Command>> = {
   connections: async () => (await import('./connections.js')).connections,
   bridge: async () => (await import('./bridge.js')).bridge,
   console: async () => (await import('./console.js')).consoleLink,
+  service: async () => (await import('./service.js')).service,
+  'client-config': async () => (await import('./clientConfig.js')).clientConfig,
 };
 
 const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
-  serve [--port N] [--console-port N | --no-console] [--no-auth] [--log-requests]   run Sluice
+  serve [--port N] [--console-port N | --no-console] [--no-auth] [--log-requests] [--log-file FILE]   run Sluice
   console                                           print a one-time link to the running console
   tokens create --name NAME [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90]
   tokens list [--json] | tokens revoke ID
-  open-url URL                                      hand a sluice:// link to the running application
+  open-url [--no-browser] URL                       hand a sluice:// link to Sluice (started if not running); show its sheet
+  install | uninstall                               register or remove the sluice:// URL scheme for this user
   approvals [--json] [--all] | approve ID [--level L] [--connections …] [--expires D] | deny ID
   pair --client NAME [--scopes LEVEL] [--print-token]   the reference pairing client
   server on|off|status                              switch the MCP server (off: -33006)
   lockouts list [--json] | lockouts clear ID|--all  who the limits hold back, until when; clear them
   connections list [--json] | connections add --name N (--sqlite PATH | --url URL) [--id ID] [--external-access L] [--ai-policy P]
   activity [--json] [--limit N] [--category C] [--verify]
-  bridge                                            MCP over stdio for clients that launch servers`;
+  bridge                                            MCP over stdio for clients that launch servers
+  service install|uninstall|status [--dry-run]      start Sluice at login (systemd, launchd, Task Scheduler)
+  client-config <claude-desktop|claude-code|cursor|vscode|windsurf> [--write]   a client's configuration for the bridge`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

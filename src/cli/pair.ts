@@ -1,17 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXCHANGE } from '../core/contract.js';
 import { readHandshake } from '../core/handshake.js';
 import { type PermissionLevel, permissionLevels } from '../auth/levels.js';
 import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
 import { challengeFor, createVerifier } from '../pairing/pkce.js';
+import { currentTarget, osSchemeHost, schemeRegistrar } from '../platform/schemeRegistration.js';
+import { openWithOs } from '../platform/urlOpener.js';
 import { callControl } from './controlClient.js';
-import { findCredentialStore } from './credentialStore.js';
+import { CREDENTIAL_SERVICE, osCredentialStore } from '../platform/credentialStore.js';
+import { probeCredentialStore } from '../platform/credentialProbe.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
+import { sluiceProgram } from './sluiceProgram.js';
+import { SERVE_LOG, SERVER_START_MS } from './startServer.js';
 import { UsageError } from './usageError.js';
 
 type Callback = { code: string } | { error: string };
+
+/** Beyond a server's start, how long the handler the OS ran may take to raise the sheet. */
+const SHEET_WAIT_MS = 15_000;
 
 /** Listens on a loopback port for the one callback whose `state` is ours; anything else is refused. */
 async function listenForCallback(state: string): Promise<{ redirect: string; callback: Promise<Callback>; close(): void }> {
@@ -68,9 +77,39 @@ async function exchange(dataDir: string, code: string, verifier: string): Promis
 }
 
 /**
+ * Opens the deep link as an extension does: through the operating system when `sluice install` registered
+ * the scheme for this support directory (the handler starts Sluice if it is not running), else by handing
+ * it to the running application. Resolves with the approval sheet it raised.
+ */
+async function openLink(dataDir: string, link: string, redirect: string): Promise<ApprovalSheet> {
+  if (!schemeRegistrar(process.platform).isInstalled(currentTarget(sluiceProgram(), dataDir), osSchemeHost)) {
+    const opened = (await callControl(dataDir, 'pairing.openUrl', { url: link })) as { ok: true; sheet: ApprovalSheet } | Refusal;
+    if (!opened.ok) throw new Error(opened.reason);
+    return opened.sheet;
+  }
+  await openWithOs(link);
+  // The sheet is found by its redirect, this run's own loopback port.
+  const deadline = Date.now() + SERVER_START_MS + SHEET_WAIT_MS;
+  while (Date.now() < deadline) {
+    const sheets = (await callControl(dataDir, 'approvals.list').catch(() => [])) as Partial<ApprovalSheet>[];
+    const sheet = sheets.find((s) => s.kind === 'pairing' && s.redirect === redirect);
+    if (sheet) return sheet as ApprovalSheet;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the operating system opened the link, but no approval sheet came up (the handler's server log: ${join(dataDir, SERVE_LOG)})`);
+}
+
+/** Where the token went, and how an extension reads it back (README, "Reading the token back"). */
+function storedLine(storeName: string, account: string): string {
+  const entry = `new Entry(${JSON.stringify(CREDENTIAL_SERVICE)}, ${JSON.stringify(account)}).getPassword()`;
+  return `Paired. The token is in ${storeName}, account ${JSON.stringify(account)}; an extension reads it back with ${entry} (@napi-rs/keyring).\n`;
+}
+
+/**
  * `sluice pair --client NAME [--scopes LEVEL] [--print-token]`: the reference extension. PKCE verifier
- * and challenge, a deep link handed to the application, a loopback callback, the exchange, and the token
- * in the OS credential store (or on stdout with --print-token; never in a plain file).
+ * and challenge, a deep link opened through the OS (or handed to the running application), a loopback
+ * callback, the exchange, and the token in the OS credential store, service "sluice", account NAME (and on stdout with --print-token, whatever
+ * the store does; never in a plain file, never on a command line).
  */
 export async function pair(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -83,9 +122,9 @@ export async function pair(argv: string[]): Promise<void> {
   if (!permissionLevels.includes(values.scopes as PermissionLevel)) {
     throw new UsageError(`--scopes must be one of ${permissionLevels.join(', ')}, not "${values.scopes}"`);
   }
-  const store = findCredentialStore();
-  if (!store && !values['print-token']) {
-    throw new UsageError('no credential store is available here (macOS keychain or secret-tool); pass --print-token');
+  const probe = probeCredentialStore();
+  if (!probe.ok && !values['print-token']) {
+    throw new UsageError(`nowhere to keep the token: ${probe.reason}; start a credential store (on Linux: gnome-keyring or KeePassXC) or pass --print-token`);
   }
   const dataDir = supportDirOf(argv);
   const verifier = createVerifier();
@@ -100,12 +139,10 @@ export async function pair(argv: string[]): Promise<void> {
       scopes: values.scopes as string,
       state,
     }).toString();
-    const opened = (await callControl(dataDir, 'pairing.openUrl', { url: link.href })) as { ok: true; sheet: ApprovalSheet } | Refusal;
-    if (!opened.ok) throw new Error(opened.reason);
-
-    const stopCountdown = countdown(opened.sheet);
+    const sheet = await openLink(dataDir, link.href, listener.redirect);
+    const stopCountdown = countdown(sheet);
     const expiry = new Promise<Callback>((resolve) =>
-      setTimeout(() => resolve({ error: 'expired' }), opened.sheet.secondsLeft * 1000 + 2_000).unref(),
+      setTimeout(() => resolve({ error: 'expired' }), sheet.secondsLeft * 1000 + 2_000).unref(),
     );
     const answer = await Promise.race([listener.callback, expiry]);
     stopCountdown();
@@ -113,11 +150,20 @@ export async function pair(argv: string[]): Promise<void> {
       throw new Error(answer.error === 'denied' ? 'the user denied the pairing' : `pairing failed: ${answer.error}`);
     }
     const token = await exchange(dataDir, answer.code, verifier);
-    if (store) {
-      store.save(values.client, token);
-      process.stderr.write(`Paired. The token is in ${store.name}, account "${values.client}".\n`);
-    } else process.stderr.write('Paired.\n');
     if (values['print-token']) process.stdout.write(`${token}\n`);
+    if (!probe.ok) {
+      process.stderr.write(`Paired. The token was not stored: ${probe.reason}.\n`);
+      return;
+    }
+    const store = osCredentialStore();
+    try {
+      store.set(values.client, token);
+    } catch (error) {
+      if (!values['print-token']) throw new Error(`${store.name} refused the token: ${(error as Error).message}`, { cause: error });
+      process.stderr.write(`Paired. The token was not stored: ${store.name} refused it (${(error as Error).message}).\n`);
+      return;
+    }
+    process.stderr.write(storedLine(store.name, values.client));
   } finally {
     listener.close();
   }

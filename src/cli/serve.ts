@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { startApp } from '../app/app.js';
 import { desktopNotifier } from '../platform/desktopNotification.js';
 import { requestLogLine } from '../http/requestLog.js';
-import { resolveSupportDir } from '../core/supportDir.js';
+import { resolveSupportDir } from '../platform/supportDir.js';
+import { appendStderrTo } from './logFile.js';
 import { UsageError } from './usageError.js';
 
 function parsePort(option: string, text: string | undefined): number | undefined {
@@ -25,12 +26,14 @@ export async function serve(argv: string[]): Promise<void> {
       'no-auth': { type: 'boolean' },
       'log-requests': { type: 'boolean' },
       'no-notify': { type: 'boolean' },
+      'log-file': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
   });
   const port = parsePort('--port', values.port);
   const consolePort = values['no-console'] ? false : parsePort('--console-port', values['console-port']);
+  if (values['log-file']) appendStderrTo(values['log-file']);
   const dataDir = resolveSupportDir(values['data-dir']);
   const auth = !values['no-auth'];
   const app = await startApp({

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveSupportDir } from '../core/supportDir.js';
+import { resolveSupportDir } from '../platform/supportDir.js';
 import {
   TOKENS_FILE,
   TokenStore,
@@ -11,6 +11,7 @@ import {
   type TokenRecord,
 } from '../auth/tokenStore.js';
 import { grantFromOptions } from './grantOptions.js';
+import { offlineSecretHome } from './offlineSecrets.js';
 import { UsageError } from './usageError.js';
 
 /** Calls the running application, which owns the token file while it runs. */
@@ -20,13 +21,14 @@ const USAGE =
   'usage: sluice tokens create --name NAME [--level readOnly|readWrite|fullAccess] ' +
   '[--connections all|ID,ID] [--expires never|1|7|30|90] | tokens list [--json] | tokens revoke ID';
 
-const openStore = (dataDir: string | undefined) =>
-  TokenStore.open(join(resolveSupportDir(dataDir), TOKENS_FILE));
+function openStore(dataDir: string | undefined): TokenStore {
+  const dir = resolveSupportDir(dataDir);
+  return TokenStore.open(join(dir, TOKENS_FILE), offlineSecretHome(dir));
+}
 
 function mintInFile(dataDir: string | undefined, request: Omit<MintOptions, 'now'>): string {
-  const dir = resolveSupportDir(dataDir);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return TokenStore.open(join(dir, TOKENS_FILE)).mint({ ...request, now: Date.now() }).plaintext;
+  mkdirSync(resolveSupportDir(dataDir), { recursive: true, mode: 0o700 });
+  return openStore(dataDir).mint({ ...request, now: Date.now() }).plaintext;
 }
 
 async function create(argv: string[], remote: Remote | undefined): Promise<void> {

@@ -9,10 +9,13 @@ import type { ConnectionCatalog } from '../db/connectionCatalog.js';
 import { newConnection, parseConnection, withoutPassword, writeConfig } from '../db/savedConnections.js';
 import type { ConsentDialogs } from '../runtime/consentDialogs.js';
 import type { ControlHandlers } from './controlServer.js';
+import type { SecretHome } from '../platform/secretHome.js';
 
 export type ControlDeps = {
   catalog: ConnectionCatalog;
   dataDir: string;
+  /** Where saved passwords go when the connections are written. */
+  secrets: SecretHome;
   tokens: TokenStore;
   pairing: PairingService;
   dialogs: ConsentDialogs;
@@ -75,7 +78,7 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
     'connections.add': (p) => {
       const connection = newConnection(p);
       deps.catalog.add(connection);
-      writeConfig(deps.dataDir, { connections: deps.catalog.all() });
+      writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);
       audit({ category: 'admin', action: 'connection.added', outcome: 'success', connectionId: connection.id });
       return withoutPassword(connection);
     },
@@ -85,14 +88,14 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
       const { externalAccess = current.externalAccess, aiPolicy = current.aiPolicy } = p;
       const connection = parseConnection({ ...current, externalAccess, aiPolicy }, 'the connection');
       deps.catalog.update(connection);
-      writeConfig(deps.dataDir, { connections: deps.catalog.all() });
+      writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);
       audit({ category: 'admin', action: 'connection.updated', outcome: 'success', connectionId: connection.id, detail: { externalAccess: connection.externalAccess, aiPolicy: connection.aiPolicy } });
       return withoutPassword(connection);
     },
     'connections.remove': async (p) => {
       const id = text(p.id, 'id');
       await deps.catalog.remove(id);
-      writeConfig(deps.dataDir, { connections: deps.catalog.all() });
+      writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);
       audit({ category: 'admin', action: 'connection.removed', outcome: 'success', connectionId: id });
       return { ok: true };
     },

@@ -1,8 +1,15 @@
-import { chmodSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { shown } from '../core/errors.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
-import { type ControlRequest, type ControlResponse, controlSocketPath, newControlSocketPath, removeControlSocketDir } from '../platform/controlSocket.js';
+import {
+  clearStaleSocket,
+  type ControlRequest,
+  type ControlResponse,
+  controlSocketPath,
+  newControlSocketPath,
+  removeControlSocket,
+  restrictSocket,
+} from '../platform/controlSocket.js';
 import { APPLICATION } from '../core/contract.js';
 
 export type ControlHandlers = Record<string, (params: Record<string, unknown>) => unknown>;
@@ -65,21 +72,18 @@ export async function assertNotRunning(dataDir: string): Promise<void> {
  */
 export async function startControlServer(dataDir: string, handlers: ControlHandlers): Promise<{ close(): Promise<void> }> {
   const path = newControlSocketPath(dataDir);
-  if (process.platform !== 'win32') rmSync(path, { force: true });
+  clearStaleSocket(path);
   const server: Server = createServer((socket) => serveConnection(socket, handlers));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => resolve());
   });
-  if (process.platform !== 'win32') chmodSync(path, 0o600);
+  restrictSocket(path);
   return {
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        if (process.platform !== 'win32') {
-          rmSync(path, { force: true });
-          removeControlSocketDir(dataDir);
-        }
+        removeControlSocket(dataDir, path);
       }),
   };
 }

@@ -184,4 +184,6 @@ export const APPLICATION = frozen({
    * so that a client resetting its timeout on progress keeps waiting: half of the 10 s it is owed.
    */
   approvalProgressMs: 5 * SECOND,
+  /** The OS credential store must answer its probe within this, or secrets stay in the files. */
+  credentialProbeMs: 5 * SECOND,
 });

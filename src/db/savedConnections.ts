@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { displayUrl, parseServerUrl } from './connectionUrl.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { writeFileAtomic } from '../core/atomicFile.js';
+import { SECRETS_IN_FILES, type SecretHome, secretAccount, settleSecrets } from '../platform/secretHome.js';
 
 export const externalAccessLevels = ['blocked', 'readOnly', 'readWrite'] as const;
 export const aiPolicies = ['never', 'askEachTime', 'always'] as const;
@@ -21,7 +22,10 @@ export type SavedConnection = ConnectionSettings &
     | { engine: 'sqlite'; /** Path of the SQLite file. */ path: string }
     | {
         engine: 'postgres' | 'mysql';
-        /** `postgres://user:password@host:port/database` or `mysql://…`; the config file is 0600. */
+        /**
+         * `postgres://user:password@host:port/database` or `mysql://…`. In memory with its password; in
+         * the config file (0600) without it when the OS credential store keeps it (see `writeConfig`).
+         */
         url: string;
       }
   );
@@ -107,8 +111,19 @@ export function newConnection(fields: Record<string, unknown>): SavedConnection 
   );
 }
 
-export function readConfig(dataDir: string): Config | undefined {
-  const file = join(dataDir, CONFIG_FILE);
+/** In the config file, beside a URL without its password: the password is in the OS credential store. */
+const PASSWORD_IN = { passwordIn: 'credentialStore' } as const;
+
+/** The URL's password as written in it (percent-encoded), `''` when it has none. */
+const passwordOf = (url: string) => new URL(url).password;
+
+function withPassword(url: string, password: string): string {
+  const parsed = new URL(url);
+  parsed.password = password;
+  return parsed.toString();
+}
+
+function readRaw(file: string): unknown[] | undefined {
   if (!existsSync(file)) return undefined;
   let raw: unknown;
   try {
@@ -119,12 +134,60 @@ export function readConfig(dataDir: string): Config | undefined {
   if (!isPlainObject(raw) || !Array.isArray(raw.connections)) {
     throw new ConfigError(`${file} must be an object with a "connections" array`);
   }
-  const connections = raw.connections.map((c, index) => parseConnection(c, `${CONFIG_FILE}: connections[${index}]`));
-  const ids = new Set(connections.map((c) => c.id));
-  if (ids.size !== connections.length) throw new ConfigError(`${file}: connection ids must be unique`);
-  return { connections };
+  return raw.connections;
 }
 
-export function writeConfig(dataDir: string, config: Config): void {
-  writeFileAtomic(join(dataDir, CONFIG_FILE), `${JSON.stringify(config, null, 2)}\n`);
+/** Ids of the connections whose password the config file says is in the OS credential store. */
+const storedPasswordIds = (entries: unknown[]) =>
+  new Set(entries.flatMap((entry) => (isPlainObject(entry) && entry.passwordIn === PASSWORD_IN.passwordIn ? [entry.id] : [])));
+
+/**
+ * The saved connections, each URL with its password (from the file or the OS credential store, per
+ * `secrets`); passwords found on the wrong side move to the home's target first.
+ */
+export function readConfig(dataDir: string, secrets: SecretHome = SECRETS_IN_FILES): Config | undefined {
+  const file = join(dataDir, CONFIG_FILE);
+  const entries = readRaw(file);
+  if (entries === undefined) return undefined;
+  const parsed = entries.map((c, index) => parseConnection(c, `${CONFIG_FILE}: connections[${index}]`));
+  const ids = new Set(parsed.map((c) => c.id));
+  if (ids.size !== parsed.length) throw new ConfigError(`${file}: connection ids must be unique`);
+  const stored = storedPasswordIds(entries);
+  const account = (id: string) => secretAccount(secrets, 'connection', id);
+  const slots = parsed.flatMap((c) =>
+    c.engine === 'sqlite' || (passwordOf(c.url) === '' && !stored.has(c.id))
+      ? []
+      : [{ account: account(c.id), inFile: passwordOf(c.url) || undefined }],
+  );
+  const restore = (found: Map<string, string>) =>
+    parsed.map((c) => {
+      const password = c.engine === 'sqlite' ? undefined : found.get(account(c.id));
+      return c.engine === 'sqlite' || password === undefined ? c : { ...c, url: withPassword(c.url, password) };
+    });
+  const { found } = settleSecrets(secrets, slots, { file: CONFIG_FILE, noun: 'database password' }, (found) =>
+    writeConfig(dataDir, { connections: restore(found) }, secrets),
+  );
+  return { connections: restore(found) };
+}
+
+/**
+ * Writes the saved connections. When `secrets` targets the OS store, each password goes there first
+ * and the file keeps the URL without it; a connection whose stored password could not be read keeps
+ * its mark, and the store forgets the passwords of connections no longer saved.
+ */
+export function writeConfig(dataDir: string, config: Config, secrets: SecretHome = SECRETS_IN_FILES): void {
+  const file = join(dataDir, CONFIG_FILE);
+  const previous = storedPasswordIds(readRaw(file) ?? []);
+  const account = (id: string) => secretAccount(secrets, 'connection', id);
+  const entries = config.connections.map((c) => {
+    if (c.engine === 'sqlite') return c;
+    const password = passwordOf(c.url);
+    if (password === '') return previous.has(c.id) ? { ...c, ...PASSWORD_IN } : c;
+    if (secrets.target === 'file') return c;
+    secrets.store?.set(account(c.id), password);
+    return { ...c, url: withPassword(c.url, ''), ...PASSWORD_IN };
+  });
+  writeFileAtomic(file, `${JSON.stringify({ ...config, connections: entries }, null, 2)}\n`);
+  const kept = new Set(entries.flatMap((entry) => ('passwordIn' in entry ? [entry.id] : [])));
+  for (const id of previous) if (!kept.has(id as string)) secrets.store?.delete(account(id as string));
 }

@@ -1,4 +1,4 @@
-import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,6 +40,23 @@ export function newControlSocketPath(dataDir: string, env: NodeJS.ProcessEnv = p
   const path = join(mkdtempSync(join(base, 'sluice-')), 'control.sock');
   writeFileAtomic(join(dataDir, SOCKET_PATH_FILE), path);
   return path;
+}
+
+/** Before listening: a socket file left behind by a crash is removed (a named pipe leaves none). */
+export function clearStaleSocket(path: string, platform: NodeJS.Platform = process.platform): void {
+  if (platform !== 'win32') rmSync(path, { force: true });
+}
+
+/** Once listening: only the user may open the socket (a named pipe has no file mode to set). */
+export function restrictSocket(path: string, platform: NodeJS.Platform = process.platform): void {
+  if (platform !== 'win32') chmodSync(path, 0o600);
+}
+
+/** On closing: the socket file and the private directory it may live in (a named pipe goes by itself). */
+export function removeControlSocket(dataDir: string, path: string, platform: NodeJS.Platform = process.platform): void {
+  if (platform === 'win32') return;
+  rmSync(path, { force: true });
+  removeControlSocketDir(dataDir);
 }
 
 /** Removes the private directory `newControlSocketPath` made, and its record. */

@@ -16,7 +16,7 @@ export function openWithOs(url: string, platform: NodeJS.Platform = process.plat
   const { command, args } = urlOpener(platform, url);
   return new Promise<void>((resolve, reject) => {
     const child = spawn(command, args, { stdio: 'ignore', detached: true, shell: false });
-    child.once('error', (error) => reject(new Error(`cannot open the callback: ${error.message}`)));
+    child.once('error', (error) => reject(new Error(`cannot start ${command}: ${error.message}`)));
     child.once('spawn', () => {
       child.unref();
       resolve();

@@ -170,7 +170,7 @@ describe('sluice lockouts (against a running sluice serve)', () => {
 describe('sluice approvals --all: an approved sheet shows what was granted', () => {
   it('approved with another level, connections and expiry: --json carries the grant and the token; the text says it', () => {
     const link = pairingLink({ client: 'Granted CLI', scopes: 'fullAccess', challenge: challengeFor(createVerifier()) });
-    expect(sluice('open-url', link).status).toBe(0);
+    expect(sluice('open-url', '--no-browser', link).status).toBe(0);
     const [sheet] = json('approvals') as { id: string }[];
     const approved = sluice('approve', sheet!.id, '--level', 'readOnly', '--connections', 'demo', '--expires', '7');
     expect(approved.status).toBe(0);

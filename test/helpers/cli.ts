@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { Handshake } from '../../src/core/handshake.js';
 
 /** The built command (`npm test` builds first), run exactly as a user runs it. */
-export const SLUICE_BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+/** The CLI under test: this checkout's build, or an installed package's (scripts/packageCheck.mjs). */
+export const SLUICE_BIN = process.env.SLUICE_CLI_UNDER_TEST ?? fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
 export function runSluice(args: string[], env: NodeJS.ProcessEnv = {}) {
   return spawnSync(process.execPath, [SLUICE_BIN, ...args], {

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { type App, type AppOptions, startApp } from '../../src/app/app.js';
 import type { PermissionLevel } from '../../src/auth/levels.js';
 import type { TokenStore } from '../../src/auth/tokenStore.js';
+import { SECRETS_IN_FILES } from '../../src/platform/secretHome.js';
 
 export const MODERN = '2026-07-28';
 
@@ -20,7 +21,8 @@ export type TestApp = App & { dispose(): Promise<void> };
  */
 export async function startTestApp(options: Partial<AppOptions> = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sluice-test-'));
-  const app = await startApp({ port: 0, consolePort: 0, auth: false, ...options, dataDir });
+  // Secrets in the files without asking the OS store (test/e2e/secretService.test.ts asks a real one).
+  const app = await startApp({ port: 0, consolePort: 0, auth: false, secrets: SECRETS_IN_FILES, ...options, dataDir });
   return Object.assign(Object.create(app) as App, {
     async dispose() {
       await app.stop();
