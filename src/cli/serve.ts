@@ -36,6 +36,12 @@ export async function serve(argv: string[]): Promise<void> {
   if (values['log-file']) appendStderrTo(values['log-file']);
   const dataDir = resolveSupportDir(values['data-dir']);
   const auth = !values['no-auth'];
+  // Listened for before the app starts: a signal that comes while it starts (the handshake file is
+  // already written) still stops it cleanly, once it has started.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   const app = await startApp({
     dataDir,
     auth,
@@ -64,12 +70,7 @@ export async function serve(argv: string[]): Promise<void> {
     ].join('\n'),
   );
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.stderr.write(`sluice: ${signal} received, stopping\n`);
-      app.stop().then(resolve, resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  const signal = await signalled;
+  process.stderr.write(`sluice: ${signal} received, stopping\n`);
+  await app.stop().catch(() => undefined);
 }
