@@ -13,6 +13,7 @@ import { createMethodTable } from '../capabilities/methods.js';
 import { builtinCapabilities, CapabilityRegistry } from '../capabilities/registry.js';
 import type { CapabilityModules } from '../capabilities/types.js';
 import { ConnectionCatalog } from '../db/connectionCatalog.js';
+import { KNOWN_HOSTS_FILE } from '../db/knownHosts.js';
 import { CONFIG_FILE } from '../db/savedConnections.js';
 import { QueryHistory } from '../db/queryHistory.js';
 import { deliverCallback } from '../pairing/deliverCallback.js';
@@ -93,7 +94,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   removeStaleTempFiles(dataDir);
   const secrets = options.secrets ?? chooseSecretHome(dataDir);
   const config = loadOrCreateConfig(dataDir, secrets);
-  const catalog = new ConnectionCatalog(config.connections, clock);
+  const catalog = new ConnectionCatalog(config.connections, clock, join(dataDir, KNOWN_HOSTS_FILE));
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
   const tokens = TokenStore.open(join(dataDir, TOKENS_FILE), secrets);
   // Said once both files are read, so that a broken one is the first line a person sees.

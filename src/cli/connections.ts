@@ -1,23 +1,18 @@
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  aiPolicies,
-  externalAccessLevels,
-  newConnection,
-  type SavedConnection,
-  withoutPassword,
-  writeConfig,
-} from '../db/savedConnections.js';
+import { newConnection, type SavedConnection, withoutPassword, writeConfig } from '../db/savedConnections.js';
 import { loadOrCreateConfig } from '../app/demo.js';
-import { parseServerUrl } from '../db/connectionUrl.js';
+import { withAdded } from '../db/connectionEdits.js';
+import { probeConnection } from '../db/connectionProbe.js';
+import { removeConnection, targetOf, testConnection, updateConnection, usageOf } from './connectionChanges.js';
 import { callControl, isRunning } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { offlineSecretHome } from './offlineSecrets.js';
+import { sshFlagOptions, sshOf } from './sshFlags.js';
+import { trustHost } from './trustHost.js';
 import { UsageError } from './usageError.js';
 
-const USAGE =
-  'usage: sluice connections list [--json] | connections add --name NAME (--sqlite PATH | --url postgres://…|mysql://…) [--id ID] ' +
-  `[--external-access ${externalAccessLevels.join('|')}] [--ai-policy ${aiPolicies.join('|')}]`;
+const USAGE = 'usage: sluice connections list|add|update|remove|test (sluice connections --help shows each)';
+const edits = { update: updateConnection, remove: removeConnection, test: testConnection };
 
 function table(connections: SavedConnection[]): string {
   const rows = connections.map((c) => [c.id, c.name, c.engine, c.externalAccess, c.aiPolicy, c.engine === 'sqlite' ? c.path : c.url]);
@@ -26,7 +21,7 @@ function table(connections: SavedConnection[]): string {
   return all.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }
 
-/** `sluice connections list|add`: saved connections; the running application is told at once. */
+/** `sluice connections list|add|update|remove|test`: saved connections; the running application is told at once. */
 export async function connections(argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
   const dataDir = supportDirOf(argv);
@@ -39,6 +34,8 @@ export async function connections(argv: string[]): Promise<void> {
     process.stdout.write(values.json ? `${JSON.stringify(list, null, 2)}\n` : `${table(list)}\n`);
     return;
   }
+  if (action === 'update' || action === 'remove' || action === 'test') return edits[action](rest, { dataDir, running });
+  if (action === 'trust-host') return trustHost(rest, { dataDir, running });
   if (action !== 'add') throw new UsageError(USAGE);
   const { values } = parseArgs({
     args: rest,
@@ -50,30 +47,29 @@ export async function connections(argv: string[]): Promise<void> {
       url: { type: 'string' },
       'external-access': { type: 'string', default: 'readOnly' },
       'ai-policy': { type: 'string', default: 'askEachTime' },
+      'no-check': { type: 'boolean' },
+      ...sshFlagOptions,
     },
     strict: true,
   });
-  if (!values.name || (values.sqlite === undefined) === (values.url === undefined)) throw new UsageError(USAGE);
-  if (values.url !== undefined && !parseServerUrl(values.url)) {
-    throw new UsageError('--url must be postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or mysql://… (mariadb://…)');
-  }
+  if (!values.name || (values.sqlite === undefined) === (values.url === undefined)) throw new UsageError(usageOf('connections add'));
+  const check = values['no-check'] !== true;
   const candidate = {
     name: values.name,
     ...(values.id !== undefined ? { id: values.id } : {}),
-    ...(values.url !== undefined ? { url: values.url } : { path: resolve(values.sqlite ?? '') }),
+    ...targetOf(values),
+    ...sshOf(values),
     externalAccess: values['external-access'],
     aiPolicy: values['ai-policy'],
   };
   let connection: SavedConnection;
-  if (running) connection = (await callControl(dataDir, 'connections.add', candidate)) as SavedConnection;
+  if (running) connection = (await callControl(dataDir, 'connections.add', { ...candidate, check })) as SavedConnection;
   else {
     connection = newConnection(candidate);
     const secrets = offlineSecretHome(dataDir);
-    const config = loadOrCreateConfig(dataDir, secrets);
-    if (config.connections.some((c) => c.id === connection.id)) {
-      throw new Error(`a connection with id "${connection.id}" exists already (choose another with --id)`);
-    }
-    writeConfig(dataDir, { connections: [...config.connections, connection] }, secrets);
+    const saved = withAdded(loadOrCreateConfig(dataDir, secrets).connections, connection);
+    if (check) await probeConnection(connection, dataDir);
+    writeConfig(dataDir, { connections: saved }, secrets);
   }
   process.stdout.write(`added ${connection.id}\n`);
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError } from '../db/savedConnections.js';
+import { asksForHelp, helpText, overview, unknownOption } from './help.js';
 import { UsageError } from './usageError.js';
 
 type Command = (argv: string[]) => Promise<void>;
@@ -37,33 +38,29 @@ const commands: Record<string, () => Promise<Command>> = {
   'client-config': async () => (await import('./clientConfig.js')).clientConfig,
 };
 
-const USAGE = `usage: sluice <command> [options] [--data-dir DIR]
-  serve [--port N] [--console-port N | --no-console] [--no-auth] [--log-requests] [--log-file FILE]   run Sluice
-  console                                           print a one-time link to the running console
-  tokens create --name NAME [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90]
-  tokens list [--json] | tokens revoke ID
-  open-url [--no-browser] URL                       hand a sluice:// link to Sluice (started if not running); show its sheet
-  install | uninstall                               register or remove the sluice:// URL scheme for this user
-  approvals [--json] [--all] | approve ID [--level L] [--connections …] [--expires D] | deny ID
-  pair --client NAME [--scopes LEVEL] [--print-token]   the reference pairing client
-  server on|off|status                              switch the MCP server (off: -33006)
-  lockouts list [--json] | lockouts clear ID|--all  who the limits hold back, until when; clear them
-  connections list [--json] | connections add --name N (--sqlite PATH | --url URL) [--id ID] [--external-access L] [--ai-policy P]
-  activity [--json] [--limit N] [--category C] [--verify]
-  bridge                                            MCP over stdio for clients that launch servers
-  service install|uninstall|status [--dry-run]      start Sluice at login (systemd, launchd, Task Scheduler)
-  client-config <claude-desktop|claude-code|cursor|vscode|windsurf> [--write]   a client's configuration for the bridge`;
-
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h') {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${overview()}\n`);
     return name === undefined ? 2 : 0;
   }
+  if (name === 'help' || (commands[name] && asksForHelp(rest))) {
+    const text = helpText(name === 'help' && !asksForHelp(rest) ? rest : argv);
+    if (text === undefined) throw new UsageError(`unknown command "${rest.join(' ')}" (sluice help lists them)`);
+    process.stdout.write(`${text}\n`);
+    return 0;
+  }
   const load = commands[name];
-  if (!load) throw new UsageError(`unknown command "${name}" (sluice --help lists them)`);
+  if (!load) throw new UsageError(`unknown command "${name}" (sluice help lists them)`);
   await (await load())(rest);
   return process.exitCode === undefined ? 0 : Number(process.exitCode);
+}
+
+/** What the user sees of a failure: one line, never a stack trace. */
+function message(error: unknown, argv: string[]): string {
+  const { code, message } = error as { code?: string; message: string };
+  const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'([^']+)'/.exec(message)?.[1] : undefined;
+  return unknown === undefined ? message : unknownOption(argv, unknown);
 }
 
 main(process.argv.slice(2)).then(
@@ -72,7 +69,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    process.stderr.write(`sluice: ${(error as Error).message}\n`);
+    process.stderr.write(`sluice: ${message(error, process.argv.slice(2))}\n`);
     process.exitCode = usage ? 2 : error instanceof ConfigError ? 78 : 1;
   },
 );

@@ -6,7 +6,9 @@ import type { PairingService } from '../runtime/pairingService.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
 import type { AppClock } from '../core/clock.js';
 import type { ConnectionCatalog } from '../db/connectionCatalog.js';
-import { newConnection, parseConnection, withoutPassword, writeConfig } from '../db/savedConnections.js';
+import { newConnection, withoutPassword, writeConfig } from '../db/savedConnections.js';
+import { type ConnectionChanges, updatedConnection, withAdded } from '../db/connectionEdits.js';
+import { probeConnection } from '../db/connectionProbe.js';
 import type { ConsentDialogs } from '../runtime/consentDialogs.js';
 import type { ControlHandlers } from './controlServer.js';
 import type { SecretHome } from '../platform/secretHome.js';
@@ -75,22 +77,29 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
     },
     'approvals.deny': (p) => (deps.dialogs.answer(text(p.id, 'id'), 'deny') ? { ok: true } : pairing.deny(text(p.id, 'id'))),
     'connections.list': () => deps.catalog.all().map(withoutPassword),
-    'connections.add': (p) => {
-      const connection = newConnection(p);
+    // `check: true` (the command line): the connection must open and answer before it is saved.
+    'connections.add': async ({ check, ...fields }) => {
+      const connection = newConnection(fields);
+      withAdded(deps.catalog.all(), connection);
+      if (check === true) await probeConnection(connection, deps.dataDir);
       deps.catalog.add(connection);
       writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);
       audit({ category: 'admin', action: 'connection.added', outcome: 'success', connectionId: connection.id });
       return withoutPassword(connection);
     },
-    'connections.update': (p) => {
-      const current = deps.catalog.get(text(p.id, 'id'));
-      if (!current) throw new Error(`no connection with id "${String(p.id)}"`);
-      const { externalAccess = current.externalAccess, aiPolicy = current.aiPolicy } = p;
-      const connection = parseConnection({ ...current, externalAccess, aiPolicy }, 'the connection');
-      deps.catalog.update(connection);
+    'connections.update': async ({ check, ...p }) => {
+      const { name, path, url, externalAccess, aiPolicy } = p as ConnectionChanges;
+      const connection = updatedConnection(deps.catalog.all(), text(p.id, 'id'), { name, path, url, externalAccess, aiPolicy });
+      if (check === true) await probeConnection(connection, deps.dataDir);
+      await deps.catalog.update(connection);
       writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);
       audit({ category: 'admin', action: 'connection.updated', outcome: 'success', connectionId: connection.id, detail: { externalAccess: connection.externalAccess, aiPolicy: connection.aiPolicy } });
       return withoutPassword(connection);
+    },
+    'connections.test': async (p) => {
+      const connection = deps.catalog.get(text(p.id, 'id'));
+      if (!connection) throw new Error(`no connection with id "${String(p.id)}"`);
+      return probeConnection(connection, deps.dataDir);
     },
     'connections.remove': async (p) => {
       const id = text(p.id, 'id');

@@ -154,6 +154,8 @@ export const DATABASES = frozen({
   sqliteHeapMb: 256,
   sqliteBusyTimeoutMs: 5 * SECOND,
   introspectionTimeoutMs: 30 * SECOND,
+  /** `sluice connections add|update|test`: how long opening a connection and reading its version may take. */
+  connectionCheckTimeoutMs: 15 * SECOND,
   /** A statement past its own deadline is stopped by the engine; this long later, by Sluice. */
   deadlineGraceMs: SECOND,
   /**
@@ -161,6 +163,16 @@ export const DATABASES = frozen({
    * and then asks the planner for at most as long again (docs/console.md, "What a dialog shows").
    */
   effectPreviewTimeoutMs: 1.5 * SECOND,
+});
+
+/** SSH tunnels of PostgreSQL and MySQL connections (chosen; README, "SSH tunnels"). */
+export const SSH = frozen({
+  /** The SSH handshake and authentication of one hop, at most. */
+  connectTimeoutMs: 10 * SECOND,
+  /** A keepalive this often; three unanswered ones drop the tunnel. */
+  keepaliveMs: 15 * SECOND,
+  /** A tunnel with no database session through it for this long is closed (reopened on next use). */
+  idleCloseMs: 60 * SECOND,
 });
 
 /** The application (chosen). */

@@ -8,6 +8,7 @@ import { MysqlDatabase } from './mysql/mysqlDatabase.js';
 import { PostgresDatabase } from './postgres/postgresDatabase.js';
 import { SessionShares } from './sessionShares.js';
 import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
+import { SshTunnel } from './sshTunnel.js';
 import { type AppClock, systemClock } from '../core/clock.js';
 
 /** The saved connections and their drivers, each opened on first use. */
@@ -20,10 +21,12 @@ export class ConnectionCatalog {
   readonly shares = new SessionShares();
 
   readonly #clock: AppClock;
+  readonly #knownHostsFile: string | undefined;
 
-  /** `clock` times the drivers' statement deadlines. */
-  constructor(connections: SavedConnection[], clock: AppClock = systemClock) {
+  /** `clock` times the drivers' statement deadlines; SSH tunnels check host keys in `knownHostsFile`. */
+  constructor(connections: SavedConnection[], clock: AppClock = systemClock, knownHostsFile?: string) {
     this.#clock = clock;
+    this.#knownHostsFile = knownHostsFile;
     this.#connections = new Map(connections.map((c) => [c.id, c]));
   }
 
@@ -42,11 +45,19 @@ export class ConnectionCatalog {
     this.changes.emit({ type: 'connections' });
   }
 
-  /** Replaces a saved connection's settings (not where it points); subscribers hear the set changed. */
-  update(connection: SavedConnection): void {
-    if (!this.#connections.has(connection.id)) throw new Error(`no connection with id "${connection.id}"`);
+  /**
+   * Replaces a saved connection; subscribers hear the set changed. When it now points elsewhere, its
+   * driver closes (statements running on it fail) and the next use opens the new target.
+   */
+  async update(connection: SavedConnection): Promise<void> {
+    const current = this.#connections.get(connection.id);
+    if (!current) throw new Error(`no connection with id "${connection.id}"`);
     this.#connections.set(connection.id, connection);
+    const db = this.#open.get(connection.id);
+    const moved = whereItPoints(current) !== whereItPoints(connection);
+    if (moved) this.#open.delete(connection.id);
     this.changes.emit({ type: 'connections' });
+    if (moved) await db?.close();
   }
 
   /** Forgets a connection and closes its driver. */
@@ -62,7 +73,7 @@ export class ConnectionCatalog {
   database(connection: SavedConnection): Database {
     let db = this.#open.get(connection.id);
     if (!db) {
-      db = openDatabase(connection, this.#clock);
+      db = openDatabase(connection, this.#clock, this.#knownHostsFile);
       this.#open.set(connection.id, db);
     }
     return db;
@@ -75,7 +86,17 @@ export class ConnectionCatalog {
   }
 }
 
-function openDatabase(connection: SavedConnection, clock: AppClock): Database {
+/** Everything but the connection's settings: its engine, file or URL, and how it is reached. */
+function whereItPoints(connection: SavedConnection): string {
+  const { id, name, description, externalAccess, aiPolicy, ...where } = connection;
+  return JSON.stringify(where);
+}
+
+/**
+ * A fresh driver for one saved connection (the catalog keeps one per connection; a probe opens its own).
+ * An SSH tunnel checks host keys in the connection's own known-hosts file, else in `knownHostsFile`.
+ */
+export function openDatabase(connection: SavedConnection, clock: AppClock = systemClock, knownHostsFile?: string): Database {
   if (connection.engine === 'sqlite') {
     if (!existsSync(connection.path)) {
       throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
@@ -84,5 +105,16 @@ function openDatabase(connection: SavedConnection, clock: AppClock): Database {
   }
   const address = parseServerUrl(connection.url);
   if (!address) throw new ToolError('not_connected', `connection "${connection.id}" has no usable URL`);
-  return address.engine === 'postgres' ? new PostgresDatabase(address) : new MysqlDatabase(address, clock);
+  const hostKeys = connection.ssh && (connection.ssh.knownHostsFile ?? knownHostsFile);
+  if (connection.ssh && !hostKeys) throw new ToolError('not_connected', `connection "${connection.id}" has no known-hosts file to check its SSH host key in`);
+  const tunnel =
+    connection.ssh &&
+    new SshTunnel({
+      connectionId: connection.id,
+      ssh: connection.ssh,
+      target: { host: address.host, port: address.port },
+      knownHostsFile: hostKeys as string,
+      clock,
+    });
+  return address.engine === 'postgres' ? new PostgresDatabase(address, tunnel) : new MysqlDatabase(address, clock, tunnel);
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { displayUrl, parseServerUrl } from './connectionUrl.js';
+import { parseSshOptions, type SshOptions } from './sshOptions.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { writeFileAtomic } from '../core/atomicFile.js';
 import { SECRETS_IN_FILES, type SecretHome, secretAccount, settleSecrets } from '../platform/secretHome.js';
@@ -27,6 +28,8 @@ export type SavedConnection = ConnectionSettings &
          * the config file (0600) without it when the OS credential store keeps it (see `writeConfig`).
          */
         url: string;
+        /** Reached through this SSH tunnel (the URL's host and port as the SSH server sees them). */
+        ssh?: SshOptions;
       }
   );
 
@@ -50,6 +53,7 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
     engine,
     path,
     url,
+    ssh,
     description,
     externalAccess = 'readOnly',
     aiPolicy = 'askEachTime',
@@ -67,6 +71,13 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
   if (engine !== 'sqlite' && (typeof url !== 'string' || parseServerUrl(url)?.engine !== engine)) {
     throw new ConfigError(`${where}.url must be a ${engine}:// URL with a host and a database`);
   }
+  if (ssh !== undefined && engine === 'sqlite') throw new ConfigError(`${where}.ssh is for PostgreSQL and MySQL connections only`);
+  let tunnel: SshOptions | undefined;
+  try {
+    tunnel = ssh === undefined ? undefined : parseSshOptions(ssh, `${where}.ssh`);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
   if (!externalAccessLevels.includes(externalAccess as never)) {
     throw new ConfigError(`${where}.externalAccess must be one of ${externalAccessLevels.join(', ')}`);
   }
@@ -82,7 +93,7 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
   };
   return engine === 'sqlite'
     ? { ...settings, engine, path: path as string }
-    : { ...settings, engine, url: url as string };
+    : { ...settings, engine, url: url as string, ...(tunnel ? { ssh: tunnel } : {}) };
 }
 
 const slug = (name: string) =>

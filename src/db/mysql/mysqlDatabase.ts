@@ -3,6 +3,8 @@ import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows
 import type { ServerAddress } from '../connectionUrl.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
 import { ServerDatabase } from '../serverDatabase.js';
+import type { SshTunnel } from '../sshTunnel.js';
+import { sessionsThrough } from '../tunneledSessions.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 
 const quoteIdent = (name: string) => `\`${name.replaceAll('`', '``')}\``;
@@ -21,8 +23,11 @@ export class MysqlDatabase extends ServerDatabase {
       (SELECT COALESCE(MAX(CREATE_TIME), '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()), ':',
       (SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()))`;
 
-  constructor(address: ServerAddress, clock: AppClock = systemClock) {
-    super(async () => new (await import('./mysqlSessions.js')).MysqlSessions(address, clock), dialect);
+  constructor(address: ServerAddress, clock: AppClock = systemClock, tunnel?: SshTunnel) {
+    super(async () => {
+      const { MysqlSessions } = await import('./mysqlSessions.js');
+      return sessionsThrough(address, tunnel, (reached) => new MysqlSessions(reached, clock));
+    }, dialect);
     this.#database = address.database;
   }
 

@@ -3,6 +3,8 @@ import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows
 import type { ServerAddress } from '../connectionUrl.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
 import { ServerDatabase } from '../serverDatabase.js';
+import type { SshTunnel } from '../sshTunnel.js';
+import { sessionsThrough } from '../tunneledSessions.js';
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const dialect: SqlDialect = { quoteIdent, placeholder: (n) => `$${n}` };
@@ -19,8 +21,11 @@ export class PostgresDatabase extends ServerDatabase {
   protected readonly schemaVersionSql =
     "SELECT count(*) || ':' || coalesce(max(xmin::text::bigint), 0) FROM pg_class WHERE relpersistence <> 't'";
 
-  constructor(address: ServerAddress) {
-    super(async () => new (await import('./postgresSessions.js')).PostgresSessions(address), dialect);
+  constructor(address: ServerAddress, tunnel?: SshTunnel) {
+    super(async () => {
+      const { PostgresSessions } = await import('./postgresSessions.js');
+      return sessionsThrough(address, tunnel, (reached) => new PostgresSessions(reached));
+    }, dialect);
     this.#database = address.database;
   }
 

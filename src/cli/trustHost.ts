@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadOrCreateConfig } from '../app/demo.js';
+import { systemClock } from '../core/clock.js';
+import { parseServerUrl } from '../db/connectionUrl.js';
+import { KNOWN_HOSTS_FILE } from '../db/knownHosts.js';
+import type { SavedConnection } from '../db/savedConnections.js';
+import { SshTunnel, type TrustedKey } from '../db/sshTunnel.js';
+import { callControl } from './controlClient.js';
+import { dataDirOption } from './dataDirOption.js';
+import { offlineSecretHome } from './offlineSecrets.js';
+import { UsageError } from './usageError.js';
+
+const USAGE = 'usage: sluice connections trust-host ID [--replace]';
+
+const SAID: Record<TrustedKey['status'], string> = { known: 'already trusted', added: 'trusted', replaced: 'replaced the old key; trusted' };
+
+/**
+ * `sluice connections trust-host ID [--replace]`: connects through the connection's SSH hops once and
+ * records each host key `known_hosts` lacks, printing its fingerprint; a changed key only with `--replace`.
+ */
+export async function trustHost(argv: string[], { dataDir, running }: { dataDir: string; running: boolean }): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { ...dataDirOption, replace: { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1) throw new UsageError(USAGE);
+  const id = positionals[0]!;
+  const saved = running
+    ? ((await callControl(dataDir, 'connections.list')) as SavedConnection[])
+    : loadOrCreateConfig(dataDir, offlineSecretHome(dataDir)).connections;
+  const connection = saved.find((c) => c.id === id);
+  if (!connection) throw new Error(`no connection with id "${id}"`);
+  const address = connection.engine === 'sqlite' ? undefined : parseServerUrl(connection.url);
+  if (connection.engine === 'sqlite' || !connection.ssh || !address) throw new Error(`connection "${id}" has no SSH tunnel`);
+  const tunnel = new SshTunnel({
+    connectionId: id,
+    ssh: connection.ssh,
+    target: { host: address.host, port: address.port },
+    knownHostsFile: connection.ssh.knownHostsFile ?? join(dataDir, KNOWN_HOSTS_FILE),
+    clock: systemClock,
+  });
+  await tunnel.trust(values.replace === true, (key) => process.stdout.write(`${SAID[key.status]} ${key.host} ${key.fingerprint}\n`));
+}

@@ -1,0 +1,326 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import type { Client, ConnectConfig } from 'ssh2';
+import type { AppClock } from '../core/clock.js';
+import { SSH } from '../core/contract.js';
+import { DriverFailure } from './driverFailure.js';
+import { addHostKey, checkHostKey, fingerprint, hostField, keyType } from './knownHosts.js';
+import { readSshHostConfig, SSH_CONFIG_FILE } from './sshConfig.js';
+import { parseSshHop, type SshOptions } from './sshOptions.js';
+
+/** One SSH server on the way, after `~/.ssh/config`, with how to authenticate to it. */
+type Hop = { host: string; port: number; user: string; keyFile?: string };
+
+export type TrustedKey = { host: string; fingerprint: string; status: 'known' | 'added' | 'replaced' };
+
+export type TunnelSettings = {
+  /** The saved connection's id, named in the errors that say how to accept a host key. */
+  connectionId: string;
+  ssh: SshOptions;
+  /** The database server as the last SSH server reaches it. */
+  target: { host: string; port: number };
+  knownHostsFile: string;
+  clock: AppClock;
+  sshConfigFile?: string;
+};
+
+type ParseKey = (typeof import('ssh2'))['utils']['parseKey'];
+
+const DEFAULT_KEYS = ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((name) => join(homedir(), '.ssh', name));
+const ignore = () => {};
+
+/** The hops from the first jump host to the tunnel's own host, each completed from `~/.ssh/config`. */
+function resolveHops(ssh: SshOptions, configFile: string): Hop[] {
+  const hop = (alias: string, given: { user?: string; port?: number; keyFile?: string }): Hop & { jump?: string } => {
+    const config = readSshHostConfig(alias, configFile);
+    const keyFile = given.keyFile ?? config.identityFile;
+    return {
+      host: config.hostName ?? alias,
+      port: given.port ?? config.port ?? 22,
+      user: given.user ?? config.user ?? userInfo().username,
+      ...(keyFile ? { keyFile } : {}),
+      ...(config.proxyJump && config.proxyJump !== 'none' ? { jump: config.proxyJump } : {}),
+    };
+  };
+  const { jump: configJump, ...last } = hop(ssh.host, ssh);
+  const jump = ssh.jump ?? configJump;
+  const jumps = (jump ? jump.split(',') : []).map((text) => {
+    const parsed = parseSshHop(text);
+    if (!parsed) throw new DriverFailure('not_connected', `the SSH jump host "${text}" is not [user@]host[:port]`);
+    const { jump: _nested, ...resolved } = hop(parsed.host, { ...parsed, ...(ssh.keyFile ? { keyFile: ssh.keyFile } : {}) });
+    return resolved;
+  });
+  return [...jumps, last];
+}
+
+/**
+ * One SSH tunnel of a server connection: a listener on 127.0.0.1 whose every connection is forwarded,
+ * over one SSH connection (through the ProxyJump hosts, if any), to the database server. The SSH
+ * connection is opened on first use, opened again after it drops, and closed after `SSH.idleCloseMs`
+ * with nothing through it. Host keys are checked against `known_hosts`; an unknown or changed one is
+ * refused with its fingerprint, and accepted only by `trust`.
+ */
+export class SshTunnel {
+  readonly #settings: TunnelSettings;
+  #listening: Promise<number> | undefined;
+  #server: Server | undefined;
+  #session: Promise<Client[]> | undefined;
+  #channels = 0;
+  #idleTimer: unknown;
+  /** How many times an open SSH connection dropped; a statement that saw it change lost its session to it. */
+  drops = 0;
+  lastDrop = '';
+
+  constructor(settings: TunnelSettings) {
+    this.#settings = settings;
+  }
+
+  /** `user@host:port` of the tunnel's own SSH server, for messages. */
+  get name(): string {
+    const hops = resolveHops(this.#settings.ssh, this.#configFile);
+    const last = hops[hops.length - 1]!;
+    return `${last.user}@${hostField(last.host, last.port)}`;
+  }
+
+  get #configFile(): string {
+    return this.#settings.sshConfigFile ?? SSH_CONFIG_FILE;
+  }
+
+  /** The local port the drivers connect to. */
+  listen(): Promise<number> {
+    this.#listening ??= new Promise((resolve, reject) => {
+      const server = createServer((socket) => this.#forward(socket));
+      this.#server = server;
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+    });
+    return this.#listening;
+  }
+
+  /** Opens the SSH connection unless it is open; a failure says which hop and why. */
+  async ready(): Promise<void> {
+    await this.#connect();
+  }
+
+  /**
+   * Connects once, recording every hop's host key that `known_hosts` does not know; a changed key is
+   * refused unless `replace`. Each hop's key is reported as it is seen, and stays recorded when a later
+   * step (authentication, the next hop) fails.
+   */
+  async trust(replace: boolean, report: (key: TrustedKey) => void): Promise<void> {
+    const clients = await this.#open((hop, key) => {
+      const { knownHostsFile } = this.#settings;
+      const check = checkHostKey(knownHostsFile, hop.host, hop.port, key);
+      if (check.status === 'changed' && !replace) throw this.#keyRefused(hop, key, check.known);
+      if (check.status !== 'known') addHostKey(knownHostsFile, hop.host, hop.port, key, check.status === 'changed');
+      const status = check.status === 'known' ? 'known' : check.status === 'changed' ? 'replaced' : 'added';
+      report({ host: hostField(hop.host, hop.port), fingerprint: `${keyType(key)} ${fingerprint(key)}`, status });
+    });
+    for (const client of clients) client.end();
+  }
+
+  async close(): Promise<void> {
+    this.#end();
+    const server = this.#server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  #connect(): Promise<Client[]> {
+    if (this.#session) return this.#session;
+    const session = this.#open((hop, key) => this.#verify(hop, key));
+    this.#session = session;
+    session.then(
+      (clients) => {
+        const last = clients[clients.length - 1]!;
+        last.once('close', () => {
+          if (this.#session !== session) return;
+          this.#session = undefined;
+          this.drops += 1;
+          this.lastDrop = `the SSH connection to ${this.name} closed`;
+          for (const client of clients) client.end();
+        });
+        if (this.#channels === 0) this.#idleSoon();
+      },
+      () => {
+        if (this.#session === session) this.#session = undefined;
+      },
+    );
+    return session;
+  }
+
+  /** Connects hop by hop, each through a channel of the one before; `verify` throws to refuse a host key. */
+  async #open(verify: (hop: Hop, key: Buffer) => void): Promise<Client[]> {
+    const hops = resolveHops(this.#settings.ssh, this.#configFile);
+    // Loaded on first use, like the database drivers.
+    const { default: ssh2 } = await import('ssh2');
+    const clients: Client[] = [];
+    try {
+      let sock: Duplex | undefined;
+      for (const [index, hop] of hops.entries()) {
+        const client = new ssh2.Client();
+        clients.push(client);
+        await this.#handshake(client, hop, sock, verify, ssh2.utils.parseKey);
+        const next = hops[index + 1];
+        if (next) sock = await forwardOut(client, next.host, next.port);
+      }
+      return clients;
+    } catch (error) {
+      for (const client of clients) client.end();
+      throw error;
+    }
+  }
+
+  #handshake(client: Client, hop: Hop, sock: Duplex | undefined, verify: (hop: Hop, key: Buffer) => void, parseKey: ParseKey): Promise<void> {
+    const { auth, tried } = this.#auth(hop, parseKey);
+    return new Promise((resolve, reject) => {
+      let refused: Error | undefined;
+      client.once('ready', () => {
+        client.on('error', ignore);
+        resolve();
+      });
+      client.once('error', (error: Error & { level?: string }) => reject(refused ?? explain(error, hop, tried)));
+      const config: ConnectConfig = {
+        host: hop.host,
+        port: hop.port,
+        username: hop.user,
+        ...(sock ? { sock } : {}),
+        ...auth,
+        readyTimeout: SSH.connectTimeoutMs,
+        keepaliveInterval: SSH.keepaliveMs,
+        keepaliveCountMax: 3,
+        hostVerifier: (key: Buffer) => {
+          try {
+            verify(hop, key);
+            return true;
+          } catch (error) {
+            refused = error as Error;
+            return false;
+          }
+        },
+      };
+      client.connect(config);
+    });
+  }
+
+  /** The key file (given, from `~/.ssh/config`, or OpenSSH's default ones) and the agent, if chosen. */
+  #auth(hop: Hop, parseKey: ParseKey): { auth: Pick<ConnectConfig, 'privateKey' | 'agent'>; tried: string } {
+    const useAgent = this.#settings.ssh.agent === true;
+    const agent = process.env.SSH_AUTH_SOCK;
+    if (useAgent && !agent) throw new DriverFailure('not_connected', 'the SSH tunnel is to use the SSH agent, but no agent is running (SSH_AUTH_SOCK is not set)');
+    const keyFile = hop.keyFile ?? (useAgent ? undefined : DEFAULT_KEYS.find((file) => existsSync(file)));
+    let privateKey: Buffer | undefined;
+    if (keyFile) {
+      try {
+        privateKey = readFileSync(keyFile);
+      } catch (error) {
+        throw new DriverFailure('not_connected', `cannot read the SSH key ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      const parsed = parseKey(privateKey);
+      if (parsed instanceof Error) {
+        if (!/passphrase/.test(parsed.message)) throw new DriverFailure('not_connected', `the SSH key ${keyFile} is not a private key Sluice can read: ${parsed.message}`);
+        if (!useAgent) {
+          throw new DriverFailure(
+            'not_connected',
+            `the SSH key ${keyFile} is protected by a passphrase, which Sluice does not keep: add it to the SSH agent (ssh-add ${keyFile}) and let the connection use the agent`,
+          );
+        }
+        privateKey = undefined;
+      }
+    }
+    const tried = [privateKey ? `the key ${keyFile}` : '', useAgent ? "the SSH agent's keys" : ''].filter(Boolean).join(' and ') || 'no key (none given, none in ~/.ssh)';
+    return { auth: { ...(privateKey ? { privateKey } : {}), ...(useAgent ? { agent } : {}) }, tried };
+  }
+
+  #verify(hop: Hop, key: Buffer): void {
+    const check = checkHostKey(this.#settings.knownHostsFile, hop.host, hop.port, key);
+    if (check.status === 'unknown') {
+      throw new DriverFailure(
+        'not_connected',
+        `the SSH host key of ${hostField(hop.host, hop.port)} is not known: ${keyType(key)} ${fingerprint(key)}. ` +
+          `If that is the server's key, accept it with: sluice connections trust-host ${this.#settings.connectionId}`,
+      );
+    }
+    if (check.status === 'changed') throw this.#keyRefused(hop, key, check.known);
+  }
+
+  #keyRefused(hop: Hop, key: Buffer, known: string[]): DriverFailure {
+    return new DriverFailure(
+      'not_connected',
+      `the SSH host key of ${hostField(hop.host, hop.port)} has CHANGED to ${keyType(key)} ${fingerprint(key)} (known: ${known.join(', ')}); ` +
+        `refusing to connect, as the connection may be intercepted. If the server's key was replaced on purpose, accept the new one with: ` +
+        `sluice connections trust-host ${this.#settings.connectionId} --replace`,
+    );
+  }
+
+  /** A driver's connection to the local port: one channel to the database server, or closed at once. */
+  #forward(socket: Socket): void {
+    socket.on('error', ignore);
+    this.#connect().then(
+      (clients) =>
+        clients[clients.length - 1]!.forwardOut('127.0.0.1', 0, this.#settings.target.host, this.#settings.target.port, (error, channel) => {
+          if (error || socket.destroyed) {
+            channel?.close();
+            socket.destroy();
+            return;
+          }
+          this.#channels += 1;
+          this.#settings.clock.clearTimeout(this.#idleTimer);
+          let open = true;
+          const closed = () => {
+            if (!open) return;
+            open = false;
+            this.#channels -= 1;
+            socket.destroy();
+            channel.close();
+            if (this.#channels === 0) this.#idleSoon();
+          };
+          channel.on('error', ignore);
+          channel.on('close', closed);
+          socket.on('close', closed);
+          socket.pipe(channel).pipe(socket);
+        }),
+      () => socket.destroy(),
+    );
+  }
+
+  #idleSoon(): void {
+    this.#settings.clock.clearTimeout(this.#idleTimer);
+    this.#idleTimer = this.#settings.clock.setTimeout(() => {
+      if (this.#channels === 0) this.#end();
+    }, SSH.idleCloseMs);
+  }
+
+  /** Closes the SSH connection on purpose (not a drop). */
+  #end(): void {
+    this.#settings.clock.clearTimeout(this.#idleTimer);
+    const session = this.#session;
+    this.#session = undefined;
+    session?.then((clients) => clients.forEach((client) => client.end()), ignore);
+  }
+}
+
+function forwardOut(client: Client, host: string, port: number): Promise<Duplex> {
+  return new Promise((resolve, reject) =>
+    client.forwardOut('127.0.0.1', 0, host, port, (error, channel) =>
+      error ? reject(new DriverFailure('not_connected', `the SSH jump host could not reach ${hostField(host, port)}: ${error.message}`)) : resolve(channel),
+    ),
+  );
+}
+
+/** An ssh2 failure as a sentence about the hop it happened on. */
+function explain(error: Error & { level?: string }, hop: Hop, tried: string): DriverFailure {
+  const where = `${hop.user}@${hostField(hop.host, hop.port)}`;
+  if (error.level === 'client-authentication') {
+    return new DriverFailure('not_connected', `SSH authentication as ${where} failed: the server accepted none of ${tried}`);
+  }
+  if (error.level === 'client-timeout') {
+    return new DriverFailure('timeout', `the SSH server ${hostField(hop.host, hop.port)} did not complete the handshake within ${SSH.connectTimeoutMs / 1000} s`);
+  }
+  if (error.level === 'client-socket') {
+    return new DriverFailure('not_connected', `cannot reach the SSH server ${hostField(hop.host, hop.port)}: ${error.message}`);
+  }
+  return new DriverFailure('not_connected', `the SSH connection to ${where} failed: ${error.message}`);
+}

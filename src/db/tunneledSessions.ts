@@ -1,0 +1,57 @@
+import type { ServerAddress } from './connectionUrl.js';
+import type { ResultSet } from './database.js';
+import { DriverFailure } from './driverFailure.js';
+import type { ServerSessions, StatementOptions } from './serverDatabase.js';
+import type { SshTunnel } from './sshTunnel.js';
+
+/**
+ * A server's sessions through its SSH tunnel: each statement first has the tunnel open (or says why it
+ * cannot be), and a statement whose tunnel dropped under it fails saying so; the next one reopens it.
+ */
+class TunneledSessions implements ServerSessions {
+  readonly #sessions: ServerSessions;
+  readonly #tunnel: SshTunnel;
+
+  constructor(sessions: ServerSessions, tunnel: SshTunnel) {
+    this.#sessions = sessions;
+    this.#tunnel = tunnel;
+  }
+
+  async #through<T>(work: () => Promise<T>): Promise<T> {
+    await this.#tunnel.ready();
+    const drops = this.#tunnel.drops;
+    try {
+      return await work();
+    } catch (error) {
+      if (this.#tunnel.drops === drops) throw error;
+      throw new DriverFailure('not_connected', `the SSH tunnel through ${this.#tunnel.name} dropped during the statement (${this.#tunnel.lastDrop}); the next statement opens it again`);
+    }
+  }
+
+  check(sql: string, signal: AbortSignal): Promise<void> {
+    return this.#through(() => this.#sessions.check(sql, signal));
+  }
+
+  read(sql: string, options: StatementOptions): Promise<ResultSet> {
+    return this.#through(() => this.#sessions.read(sql, options));
+  }
+
+  write(sql: string, options: StatementOptions): Promise<ResultSet> {
+    return this.#through(() => this.#sessions.write(sql, options));
+  }
+
+  async close(): Promise<void> {
+    await this.#sessions.close();
+    await this.#tunnel.close();
+  }
+}
+
+/** The engine's sessions, made by `open` for the tunnel's local port when there is a tunnel. */
+export async function sessionsThrough(
+  address: ServerAddress,
+  tunnel: SshTunnel | undefined,
+  open: (address: ServerAddress) => ServerSessions,
+): Promise<ServerSessions> {
+  if (!tunnel) return open(address);
+  return new TunneledSessions(open({ ...address, host: '127.0.0.1', port: await tunnel.listen() }), tunnel);
+}

@@ -1,0 +1,262 @@
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { openDatabase } from '../../src/db/connectionCatalog.js';
+import { parseServerUrl } from '../../src/db/connectionUrl.js';
+import { PostgresDatabase } from '../../src/db/postgres/postgresDatabase.js';
+import { MysqlDatabase } from '../../src/db/mysql/mysqlDatabase.js';
+import { SshTunnel } from '../../src/db/sshTunnel.js';
+import type { Database } from '../../src/db/database.js';
+import { type SavedConnection, writeConfig } from '../../src/db/savedConnections.js';
+import type { SshOptions } from '../../src/db/sshOptions.js';
+import { runSluice } from '../helpers/cli.js';
+import { availableServers, MYSQL_URL, POSTGRES_URL, type ServerEngine, slowSql } from '../helpers/engines.js';
+
+/**
+ * SSH tunnels against a real OpenSSH server this suite starts on a free loopback port, as the current
+ * user, with a host key and authorized_keys of its own. Without /usr/sbin/sshd the suite fails in CI
+ * and is skipped, with the reason printed, elsewhere.
+ */
+const SSHD = '/usr/sbin/sshd';
+const sshdProblem = existsSync(SSHD) ? undefined : `${SSHD} is missing (apt-get install openssh-server)`;
+if (sshdProblem && process.env.CI) throw new Error(`CI needs an SSH server: ${sshdProblem}`);
+if (sshdProblem) console.warn(`skipping the SSH tunnel suite: ${sshdProblem}`);
+
+const servers = sshdProblem ? [] : await availableServers();
+const URLS: Record<ServerEngine, string> = { postgres: POSTGRES_URL, mysql: MYSQL_URL };
+const user = execFileSync('id', ['-un'], { encoding: 'utf8' }).trim();
+const dir = mkdtempSync(join(tmpdir(), 'sluice-sshd-'));
+const file = (name: string) => join(dir, name);
+
+function keygen(name: string, passphrase = ''): string {
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', name, '-f', file(name)]);
+  return file(name);
+}
+
+/** `SHA256:…` as `ssh-keygen -l` prints it for a public key file. */
+const fingerprintOf = (publicKey: string) => execFileSync('ssh-keygen', ['-l', '-f', publicKey], { encoding: 'utf8' }).split(' ')[1]!;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function accepting(port: number): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`sshd did not listen on ${port}`);
+}
+
+/** The processes under `pid` (sshd's per-connection children), deepest last. */
+function descendants(pid: number): number[] {
+  // ps exits 1 when there are none.
+  const listed = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout;
+  const children = listed.split('\n').filter((line) => line.trim() !== '').map(Number);
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+let sshd: ChildProcess;
+let port: number;
+let clientKey: string;
+let hostFingerprint: string;
+
+beforeAll(async () => {
+  if (sshdProblem) return;
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const hostKey = keygen('host_key');
+  hostFingerprint = fingerprintOf(`${hostKey}.pub`);
+  clientKey = keygen('client_key');
+  keygen('wrong_key');
+  keygen('locked_key', 'test-passphrase');
+  writeFileSync(file('authorized_keys'), `${readFileSync(`${clientKey}.pub`, 'utf8')}${readFileSync(file('locked_key.pub'), 'utf8')}`);
+  port = await freePort();
+  writeFileSync(
+    file('sshd_config'),
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      `PidFile ${file('sshd.pid')}`,
+      `AuthorizedKeysFile ${file('authorized_keys')}`,
+      'PermitRootLogin prohibit-password',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'UsePAM no',
+      'StrictModes no',
+      'AllowTcpForwarding yes',
+      '',
+    ].join('\n'),
+  );
+  sshd = spawn(SSHD, ['-D', '-e', '-f', file('sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  await accepting(port);
+});
+
+afterAll(() => {
+  if (sshd?.pid) for (const pid of [sshd.pid, ...descendants(sshd.pid)]) process.kill(pid, 'SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const read = (db: Database, sql: string) => db.read(sql, { maxRows: 10, timeoutMs: 20_000, signal: new AbortController().signal });
+
+describe.skipIf(servers.length === 0)('SSH tunnels', () => {
+  const hostName = () => `[127.0.0.1]:${port}`;
+  const tunnelTo = (engine: ServerEngine, ssh: Partial<SshOptions>, id = 'db'): SavedConnection => ({
+    id,
+    name: 'Tunneled',
+    engine,
+    url: URLS[engine],
+    externalAccess: 'readOnly',
+    aiPolicy: 'askEachTime',
+    ssh: { host: '127.0.0.1', port, user, keyFile: clientKey, ...ssh },
+  });
+
+  it('refuses an unknown host key, naming its fingerprint, and `trust-host` accepts it', async () => {
+    const dataDir = mkdtempSync(join(dir, 'data-'));
+    const connection = tunnelTo(servers[0]!, {});
+    writeConfig(dataDir, { connections: [connection] });
+    const knownHosts = join(dataDir, 'known_hosts');
+    const db = openDatabase(connection, systemClock, knownHosts);
+    try {
+      await expect(read(db, 'SELECT 1')).rejects.toThrow(
+        `the SSH host key of ${hostName()} is not known: ssh-ed25519 ${hostFingerprint}. ` +
+          "If that is the server's key, accept it with: sluice connections trust-host db",
+      );
+      const trusted = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file' });
+      expect(trusted.stderr).toBe('');
+      expect(trusted.stdout).toBe(`trusted ${hostName()} ssh-ed25519 ${hostFingerprint}\n`);
+      expect(readFileSync(knownHosts, 'utf8')).toBe(`${hostName()} ${readFileSync(file('host_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+      expect((await read(db, 'SELECT 1 + 1')).rows).toEqual([[2]]);
+      const again = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file' });
+      expect(again.stdout).toBe(`already trusted ${hostName()} ssh-ed25519 ${hostFingerprint}\n`);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('refuses a changed host key until `trust-host --replace`', async () => {
+    const dataDir = mkdtempSync(join(dir, 'data-'));
+    const connection = tunnelTo(servers[0]!, {});
+    writeConfig(dataDir, { connections: [connection] });
+    const knownHosts = join(dataDir, 'known_hosts');
+    const other = keygen(`other_host_key_${port}_${Date.now()}`);
+    writeFileSync(knownHosts, `${hostName()} ${readFileSync(`${other}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+    const db = openDatabase(connection, systemClock, knownHosts);
+    try {
+      await expect(read(db, 'SELECT 1')).rejects.toThrow(
+        `the SSH host key of ${hostName()} has CHANGED to ssh-ed25519 ${hostFingerprint} (known: ${fingerprintOf(`${other}.pub`)}); ` +
+          'refusing to connect, as the connection may be intercepted. ' +
+          "If the server's key was replaced on purpose, accept the new one with: sluice connections trust-host db --replace",
+      );
+      const refused = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file' });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(`has CHANGED to ssh-ed25519 ${hostFingerprint}`);
+      const replaced = runSluice(['connections', 'trust-host', 'db', '--replace', '--data-dir', dataDir], { SLUICE_SECRETS: 'file' });
+      expect(replaced.stdout).toBe(`replaced the old key; trusted ${hostName()} ssh-ed25519 ${hostFingerprint}\n`);
+      expect((await read(db, 'SELECT 3')).rows).toEqual([[3]]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  describe('with the host key trusted', () => {
+    const knownHosts = file('trusted_known_hosts');
+    beforeAll(() => {
+      writeFileSync(knownHosts, `${`[127.0.0.1]:${port}`} ${readFileSync(file('host_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+    });
+
+    it('refuses a key the server does not accept', async () => {
+      const db = openDatabase(tunnelTo(servers[0]!, { keyFile: file('wrong_key') }), systemClock, knownHosts);
+      try {
+        await expect(read(db, 'SELECT 1')).rejects.toThrow(
+          `SSH authentication as ${user}@${hostName()} failed: the server accepted none of the key ${file('wrong_key')}`,
+        );
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('says a key with a passphrase must come through the agent', async () => {
+      const db = openDatabase(tunnelTo(servers[0]!, { keyFile: file('locked_key') }), systemClock, knownHosts);
+      try {
+        await expect(read(db, 'SELECT 1')).rejects.toThrow(
+          `the SSH key ${file('locked_key')} is protected by a passphrase, which Sluice does not keep: ` +
+            `add it to the SSH agent (ssh-add ${file('locked_key')}) and let the connection use the agent`,
+        );
+      } finally {
+        await db.close();
+      }
+    });
+
+    it.each(servers)('%s: a ~/.ssh/config alias with ProxyJump, and a passphrase-protected key through the SSH agent', async (engine) => {
+      const agentSocket = file(`agent-${engine}.sock`);
+      const agent = spawn('ssh-agent', ['-D', '-a', agentSocket], { stdio: 'ignore' });
+      const askpass = file('askpass');
+      writeFileSync(askpass, '#!/bin/sh\necho test-passphrase\n', { mode: 0o700 });
+      const previous = process.env.SSH_AUTH_SOCK;
+      try {
+        for (let tries = 0; !existsSync(agentSocket) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+        execFileSync('ssh-add', [file('locked_key')], {
+          env: { ...process.env, SSH_AUTH_SOCK: agentSocket, SSH_ASKPASS: askpass, SSH_ASKPASS_REQUIRE: 'force', DISPLAY: ':0' },
+          stdio: 'ignore',
+        });
+        process.env.SSH_AUTH_SOCK = agentSocket;
+        const sshConfigFile = file('ssh_config');
+        writeFileSync(
+          sshConfigFile,
+          `Host db-behind\n  HostName 127.0.0.1\n  Port ${port}\n  User ${user}\n  ProxyJump bastion\n` +
+            `Host bastion\n  HostName 127.0.0.1\n  Port ${port}\n  User ${user}\n`,
+        );
+        const address = parseServerUrl(URLS[engine])!;
+        const tunnel = new SshTunnel({
+          connectionId: 'db',
+          ssh: { host: 'db-behind', agent: true },
+          target: { host: address.host, port: address.port },
+          knownHostsFile: knownHosts,
+          clock: systemClock,
+          sshConfigFile,
+        });
+        const db = engine === 'postgres' ? new PostgresDatabase(address, tunnel) : new MysqlDatabase(address, systemClock, tunnel);
+        try {
+          expect((await read(db, 'SELECT 6 * 7')).rows).toEqual([[42]]);
+          expect(tunnel.name).toBe(`${user}@${hostName()}`);
+        } finally {
+          await db.close();
+        }
+      } finally {
+        if (previous === undefined) delete process.env.SSH_AUTH_SOCK;
+        else process.env.SSH_AUTH_SOCK = previous;
+        agent.kill('SIGKILL');
+      }
+    });
+
+    it.each(servers)('%s: queries through the tunnel; a tunnel dropped mid-query fails that query and the next reopens it', async (engine) => {
+      const db = openDatabase(tunnelTo(engine, {}), systemClock, knownHosts);
+      try {
+        expect((await read(db, 'SELECT 40 + 2')).rows).toEqual([[42]]);
+        const slow = read(db, slowSql(engine, 6));
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        for (const pid of descendants(sshd.pid!)) process.kill(pid, 'SIGKILL');
+        const name = `${user}@${hostName()}`;
+        await expect(slow).rejects.toThrow(
+          `the SSH tunnel through ${name} dropped during the statement (the SSH connection to ${name} closed); the next statement opens it again`,
+        );
+        expect((await read(db, 'SELECT 7')).rows).toEqual([[7]]);
+      } finally {
+        await db.close();
+      }
+    });
+  });
+});
