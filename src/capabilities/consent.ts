@@ -1,5 +1,5 @@
 import type { ConsentDialogs, DialogQuestion, EffectPreview } from '../runtime/consentDialogs.js';
-import type { SavedConnection } from '../db/savedConnections.js';
+import { hasUrl, type SavedConnection } from '../db/savedConnections.js';
 import { parseServerUrl } from '../db/connectionUrl.js';
 import { ENGINE_NAMES } from '../db/database.js';
 import type { Principal } from '../auth/principal.js';
@@ -61,7 +61,7 @@ async function dialogQuestion(question: ConsentQuestion, deps: ConsentDeps): Pro
     connectionId: connection.id,
     connectionName: connection.name,
     engine: connection.engine,
-    database: connection.engine === 'sqlite' ? connection.path : (parseServerUrl(connection.url)?.database ?? ''),
+    database: hasUrl(connection) ? (parseServerUrl(connection.url)?.database ?? '') : connection.path,
     tool: question.tool,
     statementKind: question.statementKind,
     statementReason: question.statementReason ?? '',

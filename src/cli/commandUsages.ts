@@ -25,6 +25,13 @@ const connectionSettings: Array<[string, string]> = [
   ['--ai-policy P', 'when AI clients may use it: never|askEachTime|always (default askEachTime)'],
 ];
 const noCheck: [string, string] = ['--no-check', 'save without opening the database first'];
+const sshTunnelOptions: Array<[string, string]> = [
+  ['--ssh U@HOST[:PORT]', 'reach the server through an SSH tunnel (HOST may be a ~/.ssh/config alias)'],
+  ['--ssh-key FILE', 'the SSH private key (default: ~/.ssh/config, then ~/.ssh/id_*)'],
+  ['--ssh-agent', "use the SSH agent's keys (a key with a passphrase: ssh-add it)"],
+  ['--ssh-passphrase-stdin', "read the --ssh-key's passphrase from stdin (no echo in a terminal); kept like a password"],
+  ['--ssh-jump U@HOST[:PORT]', 'through this jump host first (ProxyJump; comma-separated hops)'],
+];
 
 export const COMMAND_USAGES: CommandUsage[] = [
   {
@@ -111,25 +118,24 @@ export const COMMAND_USAGES: CommandUsage[] = [
   },
   {
     command: 'connections add',
-    synopsis: '--name NAME (--sqlite PATH | --url URL) [--id ID] [--external-access L] [--ai-policy P] [--no-check] [--ssh U@HOST[:PORT] …]',
+    synopsis: '--name NAME (--sqlite PATH | --url URL | --duckdb PATH [--files-dir DIR]) [--id ID] [--external-access L] [--ai-policy P] [--no-check] [--ssh U@HOST[:PORT] …]',
     summary: 'save a connection once it opens and answers',
     options: [
       ['--name NAME', 'the name AI clients see (unique)'],
       ['--sqlite PATH', 'an SQLite database file'],
       ['--url URL', 'postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, mysql://… or mariadb://…'],
+      ['--duckdb PATH', 'a DuckDB database file, or :memory:'],
+      ['--files-dir DIR', 'the only directory its statements may read CSV, Parquet or JSON files from (none without it)'],
       ['--id ID', 'its id (default: made from the name)'],
       ...connectionSettings,
       noCheck,
-      ['--ssh U@HOST[:PORT]', 'reach the server through an SSH tunnel (HOST may be a ~/.ssh/config alias)'],
-      ['--ssh-key FILE', 'the SSH private key (default: ~/.ssh/config, then ~/.ssh/id_*)'],
-      ['--ssh-agent', "use the SSH agent's keys (a key with a passphrase: ssh-add it)"],
-      ['--ssh-jump U@HOST[:PORT]', 'through this jump host first (ProxyJump; comma-separated hops)'],
+      ...sshTunnelOptions,
     ],
     example: "sluice connections add --name Shop --url 'postgres://reader:secret@127.0.0.1:5432/shop'",
   },
   {
     command: 'connections update',
-    synopsis: 'ID [--name NAME] [--sqlite PATH | --url URL] [--external-access L] [--ai-policy P] [--no-check]',
+    synopsis: 'ID [--name NAME] [--sqlite PATH | --url URL] [--external-access L] [--ai-policy P] [--no-check] [--ssh U@HOST[:PORT] … | --no-ssh]',
     summary: 'change a saved connection; checked like add',
     options: [
       ['--name NAME', 'a new name (unique)'],
@@ -137,6 +143,8 @@ export const COMMAND_USAGES: CommandUsage[] = [
       ['--url URL', 'point it at another server'],
       ...connectionSettings,
       noCheck,
+      ...sshTunnelOptions,
+      ['--no-ssh', 'reach the server directly again (drop its SSH tunnel)'],
     ],
     example: 'sluice connections update shop --external-access readWrite',
   },

@@ -5,11 +5,13 @@ import { type ConnectionChanges, updatedConnection, withRemoved } from '../db/co
 import { probeConnection, type ProbeResult } from '../db/connectionProbe.js';
 import { ConfigError, type SavedConnection, writeConfig } from '../db/savedConnections.js';
 import { loadOrCreateConfig } from '../app/demo.js';
-import { parseServerUrl } from '../db/connectionUrl.js';
+import { parseServerUrl, type ServerAddress } from '../db/connectionUrl.js';
+import { TlsSettingsError } from '../db/tlsSettings.js';
 import { callControl } from './controlClient.js';
 import { COMMAND_USAGES } from './commandUsages.js';
 import { dataDirOption } from './dataDirOption.js';
 import { offlineSecretHome } from './offlineSecrets.js';
+import { sshFlagOptions, sshOf, withSshPassphrase } from './sshFlags.js';
 import { UsageError } from './usageError.js';
 
 /** Where a command's change goes: the running application (at once), else the config file. */
@@ -20,10 +22,20 @@ export const usageOf = (command: string) => {
   return `usage: sluice ${usage.command} ${usage.synopsis}`;
 };
 
+/** The URL's address; TLS parameters it cannot use are a usage error saying which. */
+function serverUrl(url: string): ServerAddress | undefined {
+  try {
+    return parseServerUrl(url);
+  } catch (error) {
+    if (error instanceof TlsSettingsError) throw new UsageError(`--url: ${error.message}`);
+    throw error;
+  }
+}
+
 /** The `--sqlite PATH` / `--url URL` pair of add and update: at most one, the URL one Sluice can read. */
 export function targetOf(values: { sqlite?: string; url?: string }): { path?: string; url?: string } {
   if (values.sqlite !== undefined && values.url !== undefined) throw new UsageError('give --sqlite PATH or --url URL, not both');
-  if (values.url !== undefined && !parseServerUrl(values.url)) {
+  if (values.url !== undefined && !serverUrl(values.url)) {
     throw new UsageError('--url must be postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or mysql://… (mariadb://…)');
   }
   return values.sqlite !== undefined ? { path: resolve(values.sqlite) } : values.url !== undefined ? { url: values.url } : {};
@@ -52,20 +64,24 @@ export async function updateConnection(argv: string[], { dataDir, running }: Con
       'external-access': { type: 'string' },
       'ai-policy': { type: 'string' },
       'no-check': { type: 'boolean' },
+      ...sshFlagOptions,
+      'no-ssh': { type: 'boolean' },
     },
     strict: true,
     allowPositionals: true,
   });
   const id = onlyId(positionals, 'connections update');
-  const given: ConnectionChanges = {
+  if (values['no-ssh'] && values.ssh !== undefined) throw new UsageError('give --ssh … or --no-ssh, not both');
+  const given: ConnectionChanges = await withSshPassphrase(values, {
     name: values.name,
     ...targetOf(values),
     externalAccess: values['external-access'],
     aiPolicy: values['ai-policy'],
-  };
+    ssh: values['no-ssh'] ? null : sshOf(values).ssh,
+  });
   const changes = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as ConnectionChanges;
   if (Object.keys(changes).length === 0) {
-    throw new UsageError('nothing to change: give --name, --sqlite, --url, --external-access or --ai-policy');
+    throw new UsageError('nothing to change: give --name, --sqlite, --url, --external-access, --ai-policy, --ssh … or --no-ssh');
   }
   const check = values['no-check'] !== true;
   if (running) await callControl(dataDir, 'connections.update', { id, ...changes, check });

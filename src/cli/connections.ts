@@ -1,13 +1,14 @@
 import { parseArgs } from 'node:util';
-import { newConnection, type SavedConnection, withoutPassword, writeConfig } from '../db/savedConnections.js';
+import { hasUrl, newConnection, type SavedConnection, withoutPassword, writeConfig } from '../db/savedConnections.js';
 import { loadOrCreateConfig } from '../app/demo.js';
 import { withAdded } from '../db/connectionEdits.js';
 import { probeConnection } from '../db/connectionProbe.js';
 import { removeConnection, targetOf, testConnection, updateConnection, usageOf } from './connectionChanges.js';
 import { callControl, isRunning } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
+import { duckdbTargetOf } from './duckdbTarget.js';
 import { offlineSecretHome } from './offlineSecrets.js';
-import { sshFlagOptions, sshOf } from './sshFlags.js';
+import { sshFlagOptions, sshOf, withSshPassphrase } from './sshFlags.js';
 import { trustHost } from './trustHost.js';
 import { UsageError } from './usageError.js';
 
@@ -15,7 +16,7 @@ const USAGE = 'usage: sluice connections list|add|update|remove|test (sluice con
 const edits = { update: updateConnection, remove: removeConnection, test: testConnection };
 
 function table(connections: SavedConnection[]): string {
-  const rows = connections.map((c) => [c.id, c.name, c.engine, c.externalAccess, c.aiPolicy, c.engine === 'sqlite' ? c.path : c.url]);
+  const rows = connections.map((c) => [c.id, c.name, c.engine, c.externalAccess, c.aiPolicy, hasUrl(c) ? c.url : c.path]);
   const all = [['ID', 'NAME', 'ENGINE', 'EXTERNAL ACCESS', 'AI POLICY', 'WHERE'], ...rows];
   const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   return all.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
@@ -45,6 +46,8 @@ export async function connections(argv: string[]): Promise<void> {
       id: { type: 'string' },
       sqlite: { type: 'string' },
       url: { type: 'string' },
+      duckdb: { type: 'string' },
+      'files-dir': { type: 'string' },
       'external-access': { type: 'string', default: 'readOnly' },
       'ai-policy': { type: 'string', default: 'askEachTime' },
       'no-check': { type: 'boolean' },
@@ -52,16 +55,18 @@ export async function connections(argv: string[]): Promise<void> {
     },
     strict: true,
   });
-  if (!values.name || (values.sqlite === undefined) === (values.url === undefined)) throw new UsageError(usageOf('connections add'));
+  const targets = [values.sqlite, values.url, values.duckdb].filter((t) => t !== undefined).length;
+  if (!values.name || targets !== 1) throw new UsageError(usageOf('connections add'));
   const check = values['no-check'] !== true;
-  const candidate = {
+  const candidate = await withSshPassphrase(values, {
     name: values.name,
     ...(values.id !== undefined ? { id: values.id } : {}),
     ...targetOf(values),
+    ...duckdbTargetOf(values),
     ...sshOf(values),
     externalAccess: values['external-access'],
     aiPolicy: values['ai-policy'],
-  };
+  });
   let connection: SavedConnection;
   if (running) connection = (await callControl(dataDir, 'connections.add', { ...candidate, check })) as SavedConnection;
   else {

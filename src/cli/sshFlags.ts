@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseSshHop, type SshOptions } from '../db/sshOptions.js';
+import { keyPassphraseProblem } from '../db/sshTunnel.js';
 import { UsageError } from './usageError.js';
 
 /** The options that put a server connection behind an SSH tunnel. */
@@ -8,6 +10,7 @@ export const sshFlagOptions = {
   'ssh-key': { type: 'string' },
   'ssh-agent': { type: 'boolean' },
   'ssh-jump': { type: 'string' },
+  'ssh-passphrase-stdin': { type: 'boolean' },
 } as const;
 
 type SshFlags = { ssh?: string; 'ssh-key'?: string; 'ssh-agent'?: boolean; 'ssh-jump'?: string };
@@ -34,4 +37,63 @@ export function sshOf(values: SshFlags): { ssh?: SshOptions } {
       ...(jump !== undefined ? { jump } : {}),
     },
   };
+}
+
+/** One line from stdin: typed without echo in a terminal, else the first line of what is piped in. */
+function readSecretLine(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    return new Promise((resolve, reject) => {
+      const lines = createInterface({ input: stdin, crlfDelay: Infinity });
+      let first: string | undefined;
+      lines.once('line', (line) => {
+        first = line;
+        lines.close();
+      });
+      lines.once('close', () => resolve(first ?? ''));
+      stdin.once('error', reject);
+    });
+  }
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.resume();
+  stdin.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    let typed = '';
+    const done = (error?: Error) => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(typed);
+    };
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n') return done();
+        if (char === '\u0003') return done(new UsageError('cancelled'));
+        if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
+        else typed += char;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+/**
+ * With `--ssh-passphrase-stdin`: the `ssh` block with the key's passphrase, read from stdin (never from
+ * the command line) and refused unless it decrypts the key, before anything is saved.
+ */
+export async function withSshPassphrase<T extends { ssh?: SshOptions | null }>(
+  values: { 'ssh-passphrase-stdin'?: boolean },
+  given: T,
+): Promise<T> {
+  if (!values['ssh-passphrase-stdin']) return given;
+  const keyFile = given.ssh?.keyFile;
+  if (!given.ssh || keyFile === undefined) throw new UsageError('--ssh-passphrase-stdin goes with --ssh user@host[:port] --ssh-key FILE');
+  const passphrase = await readSecretLine(`passphrase of the SSH key ${keyFile}: `);
+  if (passphrase === '') throw new UsageError('--ssh-passphrase-stdin: no passphrase was given on stdin');
+  const problem = await keyPassphraseProblem(keyFile, passphrase);
+  if (problem) throw new UsageError(`${problem}; nothing was saved`);
+  return { ...given, ssh: { ...given.ssh, passphrase } };
 }

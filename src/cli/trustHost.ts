@@ -4,7 +4,7 @@ import { loadOrCreateConfig } from '../app/demo.js';
 import { systemClock } from '../core/clock.js';
 import { parseServerUrl } from '../db/connectionUrl.js';
 import { KNOWN_HOSTS_FILE } from '../db/knownHosts.js';
-import type { SavedConnection } from '../db/savedConnections.js';
+import { hasUrl, type SavedConnection } from '../db/savedConnections.js';
 import { SshTunnel, type TrustedKey } from '../db/sshTunnel.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption } from './dataDirOption.js';
@@ -33,8 +33,8 @@ export async function trustHost(argv: string[], { dataDir, running }: { dataDir:
     : loadOrCreateConfig(dataDir, offlineSecretHome(dataDir)).connections;
   const connection = saved.find((c) => c.id === id);
   if (!connection) throw new Error(`no connection with id "${id}"`);
-  const address = connection.engine === 'sqlite' ? undefined : parseServerUrl(connection.url);
-  if (connection.engine === 'sqlite' || !connection.ssh || !address) throw new Error(`connection "${id}" has no SSH tunnel`);
+  const address = hasUrl(connection) ? parseServerUrl(connection.url) : undefined;
+  if (!hasUrl(connection) || !connection.ssh || !address) throw new Error(`connection "${id}" has no SSH tunnel`);
   const tunnel = new SshTunnel({
     connectionId: id,
     ssh: connection.ssh,

@@ -27,6 +27,7 @@ export const CONSOLE_COMMANDS = [
   'connections.add',
   'connections.update',
   'connections.remove',
+  'connections.test',
   'server.setEnabled',
   'lockouts.clear',
 ] as const;

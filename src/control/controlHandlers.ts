@@ -88,8 +88,8 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
       return withoutPassword(connection);
     },
     'connections.update': async ({ check, ...p }) => {
-      const { name, path, url, externalAccess, aiPolicy } = p as ConnectionChanges;
-      const connection = updatedConnection(deps.catalog.all(), text(p.id, 'id'), { name, path, url, externalAccess, aiPolicy });
+      const { name, path, url, externalAccess, aiPolicy, ssh } = p as ConnectionChanges;
+      const connection = updatedConnection(deps.catalog.all(), text(p.id, 'id'), { name, path, url, externalAccess, aiPolicy, ssh });
       if (check === true) await probeConnection(connection, deps.dataDir);
       await deps.catalog.update(connection);
       writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);

@@ -47,11 +47,15 @@ const DENIED_STATEMENTS: Record<Engine, string[]> = {
     'START GROUP_REPLICATION',
     'STOP',
   ],
+  // Files are read only through read_csv/read_parquet/… inside the connection's files directory (the
+  // engine's own allowed_directories); these attach, export, copy or install and load code.
+  duckdb: ['ATTACH', 'DETACH', 'COPY', 'EXPORT', 'IMPORT', 'INSTALL', 'FORCE INSTALL', 'LOAD', 'CREATE SECRET', 'CREATE PERSISTENT SECRET', 'DROP SECRET'],
 };
 const DENIED_PHRASES: Record<Engine, string[]> = {
   sqlite: [],
   postgres: [],
   mysql: ['INTO OUTFILE', 'INTO DUMPFILE', 'SONAME', 'DATA DIRECTORY', 'INDEX DIRECTORY'],
+  duckdb: [],
 };
 const DENIED_FUNCTIONS: Record<Engine, string[]> = {
   sqlite: ['LOAD_EXTENSION', 'READFILE', 'WRITEFILE', 'EDIT', 'FTS3_TOKENIZER'],
@@ -90,6 +94,8 @@ const DENIED_FUNCTIONS: Record<Engine, string[]> = {
     'XPATH_TABLE',
   ],
   mysql: ['LOAD_FILE', 'SYS_EXEC', 'SYS_EVAL'],
+  // query() and query_table() run SQL text this classifier never sees; getenv reads the environment.
+  duckdb: ['QUERY', 'QUERY_TABLE', 'GETENV'],
 };
 /** PostgreSQL languages whose functions can reach the file system or the operating system. */
 const UNTRUSTED_LANGUAGES = new Set([
@@ -136,18 +142,21 @@ const SESSION_STATEMENTS: Record<Engine, string[]> = {
     'CLOSE',
   ],
   mysql: ['SET', 'PREPARE', 'EXECUTE', 'DEALLOCATE', 'USE', 'LOCK', 'UNLOCK', 'HANDLER'],
+  duckdb: ['SET', 'RESET', 'USE', 'PREPARE', 'EXECUTE', 'DEALLOCATE'],
 };
-const SESSION_FUNCTIONS: Record<Engine, string[]> = { sqlite: [], postgres: ['SET_CONFIG'], mysql: [] };
+const SESSION_FUNCTIONS: Record<Engine, string[]> = { sqlite: [], postgres: ['SET_CONFIG'], mysql: [], duckdb: [] };
 
 const READ_VERBS: Record<Engine, Set<string>> = {
   sqlite: new Set(['SELECT', 'VALUES', 'WITH']),
   postgres: new Set(['SELECT', 'VALUES', 'WITH', 'TABLE', 'SHOW']),
   mysql: new Set(['SELECT', 'VALUES', 'WITH', 'TABLE', 'SHOW']),
+  duckdb: new Set(['SELECT', 'VALUES', 'WITH', 'TABLE', 'FROM', 'SHOW', 'DESCRIBE', 'SUMMARIZE']),
 };
 const EXPLAIN_VERBS: Record<Engine, Set<string>> = {
   sqlite: new Set(['EXPLAIN']),
   postgres: new Set(['EXPLAIN']),
   mysql: new Set(['EXPLAIN', 'DESCRIBE', 'DESC']),
+  duckdb: new Set(['EXPLAIN']),
 };
 const EXPLAIN_OPTIONS = new Set(['ANALYZE', 'ANALYSE', 'VERBOSE', 'QUERY', 'PLAN', 'EXTENDED', 'PARTITIONS']);
 /** What MariaDB's `ANALYZE <statement>` runs (and reports on). */
@@ -160,6 +169,7 @@ const WRITING_PHRASES: Record<Engine, string[]> = {
   sqlite: [],
   postgres: [...ROW_LOCKS, 'INTO'],
   mysql: [...ROW_LOCKS, 'NEXT VALUE FOR'],
+  duckdb: [],
 };
 const WRITING_FUNCTIONS: Record<Engine, string[]> = {
   sqlite: [],
@@ -186,6 +196,7 @@ const WRITING_FUNCTIONS: Record<Engine, string[]> = {
     'PG_STAT_RESET*',
   ],
   mysql: ['GET_LOCK', 'RELEASE_LOCK', 'RELEASE_ALL_LOCKS', 'NEXTVAL', 'SETVAL'],
+  duckdb: ['NEXTVAL', 'SETVAL'],
 };
 const DDL_VERBS = new Set([
   'CREATE',

@@ -4,8 +4,10 @@ import { ToolError } from '../core/errors.js';
 import { ChangeFeed } from './changeFeed.js';
 import { parseServerUrl } from './connectionUrl.js';
 import type { Database } from './database.js';
+import { DuckdbDatabase } from './duckdb/duckdbDatabase.js';
 import { MysqlDatabase } from './mysql/mysqlDatabase.js';
 import { PostgresDatabase } from './postgres/postgresDatabase.js';
+import { retirable, type Retirable } from './retirableDatabase.js';
 import { SessionShares } from './sessionShares.js';
 import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
 import { SshTunnel } from './sshTunnel.js';
@@ -14,7 +16,7 @@ import { type AppClock, systemClock } from '../core/clock.js';
 /** The saved connections and their drivers, each opened on first use. */
 export class ConnectionCatalog {
   readonly #connections: Map<string, SavedConnection>;
-  readonly #open = new Map<string, Database>();
+  readonly #open = new Map<string, Retirable>();
   /** Schema changes made through Sluice, and changes to the set of connections. */
   readonly changes = new ChangeFeed();
   /** Each token's share of each connection's sessions. */
@@ -47,42 +49,43 @@ export class ConnectionCatalog {
 
   /**
    * Replaces a saved connection; subscribers hear the set changed. When it now points elsewhere, its
-   * driver closes (statements running on it fail) and the next use opens the new target.
+   * driver is retired (statements running on it end with an error saying so) and the next use opens
+   * the new target.
    */
   async update(connection: SavedConnection): Promise<void> {
     const current = this.#connections.get(connection.id);
     if (!current) throw new Error(`no connection with id "${connection.id}"`);
     this.#connections.set(connection.id, connection);
-    const db = this.#open.get(connection.id);
+    const open = this.#open.get(connection.id);
     const moved = whereItPoints(current) !== whereItPoints(connection);
     if (moved) this.#open.delete(connection.id);
     this.changes.emit({ type: 'connections' });
-    if (moved) await db?.close();
+    if (moved) await open?.retire(`connection "${connection.id}" was changed to point elsewhere while the statement ran`);
   }
 
-  /** Forgets a connection and closes its driver. */
+  /** Forgets a connection and retires its driver: statements running on it end with an error saying so. */
   async remove(id: string): Promise<void> {
     if (!this.#connections.delete(id)) throw new Error(`no connection with id "${id}"`);
-    const db = this.#open.get(id);
+    const open = this.#open.get(id);
     this.#open.delete(id);
     this.changes.emit({ type: 'connections' });
-    await db?.close();
+    await open?.retire(`connection "${id}" was removed while the statement ran`);
   }
 
   /** The connection's driver; a server's pools connect on first use, and reconnect after it comes back. */
   database(connection: SavedConnection): Database {
-    let db = this.#open.get(connection.id);
-    if (!db) {
-      db = openDatabase(connection, this.#clock, this.#knownHostsFile);
-      this.#open.set(connection.id, db);
+    let open = this.#open.get(connection.id);
+    if (!open) {
+      open = retirable(openDatabase(connection, this.#clock, this.#knownHostsFile));
+      this.#open.set(connection.id, open);
     }
-    return db;
+    return open.db;
   }
 
   async close(): Promise<void> {
     const open = [...this.#open.values()];
     this.#open.clear();
-    await Promise.all(open.map((db) => db.close()));
+    await Promise.all(open.map(({ db }) => db.close()));
   }
 }
 
@@ -102,6 +105,12 @@ export function openDatabase(connection: SavedConnection, clock: AppClock = syst
       throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
     }
     return new SqliteDatabase(connection.path, clock);
+  }
+  if (connection.engine === 'duckdb') {
+    if (connection.path !== ':memory:' && !existsSync(connection.path)) {
+      throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
+    }
+    return new DuckdbDatabase({ path: connection.path, filesDir: connection.filesDir }, clock);
   }
   const address = parseServerUrl(connection.url);
   if (!address) throw new ToolError('not_connected', `connection "${connection.id}" has no usable URL`);

@@ -1,4 +1,5 @@
 import { ConfigError, newConnection, type SavedConnection } from './savedConnections.js';
+import type { SshOptions } from './sshOptions.js';
 
 /** What `connections update` may change; absent fields keep their value. */
 export type ConnectionChanges = {
@@ -8,6 +9,8 @@ export type ConnectionChanges = {
   url?: string;
   externalAccess?: string;
   aiPolicy?: string;
+  /** A new SSH tunnel, replacing the whole saved one; null removes it. */
+  ssh?: SshOptions | null;
 };
 
 function refuseTakenName(list: SavedConnection[], connection: SavedConnection): void {
@@ -24,21 +27,41 @@ export function withAdded(list: SavedConnection[], connection: SavedConnection):
   return [...list, connection];
 }
 
+/**
+ * A new URL whose password is `***`, the mask a listed URL carries, keeps the saved password: the
+ * console shows the masked URL for editing.
+ */
+function withSavedPassword(text: string, current: SavedConnection): string {
+  const saved = 'url' in current ? current.url : undefined;
+  if (!saved) return text;
+  try {
+    const url = new URL(text);
+    if (url.password !== '***') return text;
+    url.password = new URL(saved).password;
+    return url.toString();
+  } catch {
+    return text;
+  }
+}
+
 /** The connection `id` with `changes` applied, checked as a new one would be (its name still unique). */
 export function updatedConnection(list: SavedConnection[], id: string, changes: ConnectionChanges): SavedConnection {
   const current = list.find((c) => c.id === id);
   if (!current) throw new ConfigError(`no connection with id "${id}"`);
   if (changes.path !== undefined && changes.url !== undefined) throw new ConfigError('give either path (SQLite) or url (PostgreSQL, MySQL), not both');
-  const { engine, ...kept } = current;
+  const { engine, ...all } = current;
+  const { ssh: _tunnel, ...untunneled } = all as typeof all & { ssh?: SshOptions };
+  const kept = changes.ssh === null ? untunneled : all;
   const target =
     changes.path !== undefined || changes.url !== undefined
-      ? { path: changes.path, url: changes.url }
-      : engine === 'sqlite'
+      ? { path: changes.path, url: changes.url && withSavedPassword(changes.url, current) }
+      : 'path' in current
         ? { path: current.path, url: undefined }
         : { path: undefined, url: current.url };
-  const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+  const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined && v !== null));
   const merged = Object.fromEntries(Object.entries({ ...kept, ...given, ...target }).filter(([, v]) => v !== undefined));
-  const connection = newConnection({ ...merged, id });
+  // A DuckDB connection stays one unless it is given a URL; a path alone means SQLite otherwise.
+  const connection = newConnection({ ...merged, id, ...(engine === 'duckdb' && changes.url === undefined ? { engine } : {}) });
   refuseTakenName(list, connection);
   return connection;
 }

@@ -16,6 +16,7 @@ const VERSION_SQL = {
   sqlite: 'SELECT sqlite_version(), (SELECT count(*) FROM sqlite_master)',
   postgres: "SELECT current_setting('server_version')",
   mysql: 'SELECT VERSION()',
+  duckdb: 'SELECT version()',
 } as const;
 
 /** `15.4 (Debian 15.4-1.pgdg120+1)` → `PostgreSQL 15.4`; `10.11.6-MariaDB-0+deb12u1` → `MariaDB 10.11.6`. */
@@ -23,6 +24,7 @@ function productVersion(engine: SavedConnection['engine'], raw: string): string 
   const number = /^[\d.]+/.exec(raw)?.[0] ?? raw;
   if (engine === 'sqlite') return `SQLite ${number}`;
   if (engine === 'postgres') return `PostgreSQL ${number}`;
+  if (engine === 'duckdb') return `DuckDB ${raw.replace(/^v/, '')}`;
   return `${raw.includes('MariaDB') ? 'MariaDB' : 'MySQL'} ${number}`;
 }
 
@@ -39,7 +41,8 @@ function sqliteFileProblem(path: string): string | undefined {
  * that took; a failure is a ConfigError saying what failed (the engine's own reason, password redacted).
  */
 export async function probeConnection(connection: SavedConnection, dataDir: string): Promise<ProbeResult> {
-  const problem = connection.engine === 'sqlite' ? sqliteFileProblem(connection.path) : undefined;
+  const inFile = connection.engine === 'sqlite' || (connection.engine === 'duckdb' && connection.path !== ':memory:');
+  const problem = inFile ? sqliteFileProblem(connection.path) : undefined;
   if (problem) throw new ConfigError(problem);
   const started = performance.now();
   const db = openDatabase(connection, systemClock, join(dataDir, KNOWN_HOSTS_FILE));

@@ -2,7 +2,7 @@ import { RawJson } from '../protocol/rawJson.js';
 
 /** What every engine's driver offers the capabilities. Identifiers arrive unquoted; drivers quote them. */
 
-export type Engine = 'sqlite' | 'postgres' | 'mysql';
+export type Engine = 'sqlite' | 'postgres' | 'mysql' | 'duckdb';
 
 export type Column = { name: string; type: string };
 
@@ -135,4 +135,4 @@ export interface Database {
 }
 
 /** How each engine is named to people and models. */
-export const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB' };
+export const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB', duckdb: 'DuckDB' };

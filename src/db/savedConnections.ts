@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { displayUrl, parseServerUrl } from './connectionUrl.js';
+import { displayUrl, parseServerUrl, type ServerAddress } from './connectionUrl.js';
+import { TlsSettingsError } from './tlsSettings.js';
 import { parseSshOptions, type SshOptions } from './sshOptions.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { writeFileAtomic } from '../core/atomicFile.js';
@@ -17,10 +18,17 @@ type ConnectionSettings = {
   aiPolicy: (typeof aiPolicies)[number];
 };
 
-/** An embedded SQLite file, or a PostgreSQL / MySQL (MariaDB) server named by its URL. */
+/** An embedded SQLite or DuckDB database, or a PostgreSQL / MySQL (MariaDB) server named by its URL. */
 export type SavedConnection = ConnectionSettings &
   (
     | { engine: 'sqlite'; /** Path of the SQLite file. */ path: string }
+    | {
+        engine: 'duckdb';
+        /** Path of the DuckDB file, or `:memory:`. */
+        path: string;
+        /** The only directory its statements may read files from (read_csv, read_parquet, …); none without it. */
+        filesDir?: string;
+      }
     | {
         engine: 'postgres' | 'mysql';
         /**
@@ -33,9 +41,16 @@ export type SavedConnection = ConnectionSettings &
       }
   );
 
-/** A saved connection as it may leave the process: the URL's password replaced by `***`. */
+/** A connection to a server, named by a URL (the others name a file). */
+export const hasUrl = (connection: SavedConnection): connection is Extract<SavedConnection, { url: string }> => 'url' in connection;
+
+/** A saved connection as it may leave the process: the URL's password replaced by `***`, no SSH key passphrase. */
 export function withoutPassword(connection: SavedConnection): SavedConnection {
-  return connection.engine === 'sqlite' ? connection : { ...connection, url: displayUrl(connection.url) };
+  if (!hasUrl(connection)) return connection;
+  const shown = { ...connection, url: displayUrl(connection.url) };
+  if (!connection.ssh?.passphrase) return shown;
+  const { passphrase: _secret, ...ssh } = connection.ssh;
+  return { ...shown, ssh };
 }
 
 export type Config = { connections: SavedConnection[] };
@@ -43,6 +58,16 @@ export type Config = { connections: SavedConnection[] };
 export const CONFIG_FILE = 'config.json';
 
 export class ConfigError extends Error {}
+
+/** The URL's address; TLS parameters it cannot use are a ConfigError saying which. */
+function serverUrl(url: string, where: string): ServerAddress | undefined {
+  try {
+    return parseServerUrl(url);
+  } catch (error) {
+    if (error instanceof TlsSettingsError) throw new ConfigError(`${where}: ${error.message}`);
+    throw error;
+  }
+}
 
 /** Validates one saved connection (from the file, or from `sluice connections add`). */
 export function parseConnection(value: unknown, where: string): SavedConnection {
@@ -52,6 +77,7 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
     name,
     engine,
     path,
+    filesDir,
     url,
     ssh,
     description,
@@ -62,16 +88,20 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
     throw new ConfigError(`${where}.id must be 1 to 64 letters, digits, _ or -`);
   }
   if (typeof name !== 'string' || name.length === 0) throw new ConfigError(`${where}.name must be a string`);
-  if (engine !== 'sqlite' && engine !== 'postgres' && engine !== 'mysql') {
-    throw new ConfigError(`${where}.engine must be "sqlite", "postgres" or "mysql"`);
+  if (engine !== 'sqlite' && engine !== 'postgres' && engine !== 'mysql' && engine !== 'duckdb') {
+    throw new ConfigError(`${where}.engine must be "sqlite", "postgres", "mysql" or "duckdb"`);
   }
-  if (engine === 'sqlite' && (typeof path !== 'string' || path.length === 0)) {
-    throw new ConfigError(`${where}.path must be a file path`);
+  const inFile = engine === 'sqlite' || engine === 'duckdb';
+  if (inFile && (typeof path !== 'string' || path.length === 0)) {
+    throw new ConfigError(`${where}.path must be a file path${engine === 'duckdb' ? ' or :memory:' : ''}`);
   }
-  if (engine !== 'sqlite' && (typeof url !== 'string' || parseServerUrl(url)?.engine !== engine)) {
+  if (filesDir !== undefined && (engine !== 'duckdb' || typeof filesDir !== 'string' || !isAbsolute(filesDir))) {
+    throw new ConfigError(`${where}.filesDir must be an absolute directory path, on DuckDB connections only`);
+  }
+  if (!inFile && (typeof url !== 'string' || serverUrl(url, `${where}.url`)?.engine !== engine)) {
     throw new ConfigError(`${where}.url must be a ${engine}:// URL with a host and a database`);
   }
-  if (ssh !== undefined && engine === 'sqlite') throw new ConfigError(`${where}.ssh is for PostgreSQL and MySQL connections only`);
+  if (ssh !== undefined && inFile) throw new ConfigError(`${where}.ssh is for PostgreSQL and MySQL connections only`);
   let tunnel: SshOptions | undefined;
   try {
     tunnel = ssh === undefined ? undefined : parseSshOptions(ssh, `${where}.ssh`);
@@ -91,6 +121,7 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
     externalAccess: externalAccess as SavedConnection['externalAccess'],
     aiPolicy: aiPolicy as SavedConnection['aiPolicy'],
   };
+  if (engine === 'duckdb') return { ...settings, engine, path: path as string, ...(filesDir === undefined ? {} : { filesDir }) };
   return engine === 'sqlite'
     ? { ...settings, engine, path: path as string }
     : { ...settings, engine, url: url as string, ...(tunnel ? { ssh: tunnel } : {}) };
@@ -106,18 +137,22 @@ const slug = (name: string) =>
 /**
  * A new connection from what a person gives: a name, an SQLite file's absolute path or a server's URL
  * (the engine follows from its scheme), and optionally an id (else made from the name) and its settings.
+ * With `engine: 'duckdb'` the path names a DuckDB file (or is `:memory:`), and `filesDir` may follow.
  */
 export function newConnection(fields: Record<string, unknown>): SavedConnection {
-  const { name, id, path, url, ...settings } = fields;
+  const { name, id, path, url, engine: given, ...settings } = fields;
   if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('name must be a non-empty string');
   if ((path === undefined) === (url === undefined)) throw new ConfigError('give either path (SQLite) or url (PostgreSQL, MySQL)');
-  const engine = typeof url === 'string' ? parseServerUrl(url)?.engine : 'sqlite';
+  const engine = typeof url === 'string' ? serverUrl(url, 'url')?.engine : given === 'duckdb' ? 'duckdb' : 'sqlite';
   if (engine === undefined) {
     throw new ConfigError('url must be postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or mysql://… (mariadb://…)');
   }
   if (engine === 'sqlite' && (typeof path !== 'string' || !isAbsolute(path))) throw new ConfigError('path must be an absolute file path');
+  if (engine === 'duckdb' && (typeof path !== 'string' || !(isAbsolute(path) || path === ':memory:'))) {
+    throw new ConfigError('path must be an absolute file path or :memory:');
+  }
   return parseConnection(
-    { ...settings, id: id ?? slug(name), name: name.trim(), engine, ...(engine === 'sqlite' ? { path } : { url }) },
+    { ...settings, id: id ?? slug(name), name: name.trim(), engine, ...(url === undefined ? { path } : { url }) },
     'the connection',
   );
 }
@@ -132,6 +167,23 @@ function withPassword(url: string, password: string): string {
   const parsed = new URL(url);
   parsed.password = password;
   return parsed.toString();
+}
+
+/** In the config file, in an `ssh` block without its `passphrase`: the passphrase is in the OS credential store. */
+const PASSPHRASE_IN = { passphraseIn: 'credentialStore' } as const;
+
+/** Ids of the connections whose SSH key passphrase the config file says is in the OS credential store. */
+const storedPassphraseIds = (entries: unknown[]) =>
+  new Set(
+    entries.flatMap((entry) =>
+      isPlainObject(entry) && isPlainObject(entry.ssh) && entry.ssh.passphraseIn === PASSPHRASE_IN.passphraseIn ? [entry.id] : [],
+    ),
+  );
+
+/** The connection with its SSH key passphrase from `found` (under `account`), when there is one. */
+function withPassphrase(c: SavedConnection, found: Map<string, string>, account: string): SavedConnection {
+  const passphrase = found.get(account);
+  return !hasUrl(c) || !c.ssh || passphrase === undefined ? c : { ...c, ssh: { ...c.ssh, passphrase } };
 }
 
 function readRaw(file: string): unknown[] | undefined {
@@ -166,18 +218,31 @@ export function readConfig(dataDir: string, secrets: SecretHome = SECRETS_IN_FIL
   const stored = storedPasswordIds(entries);
   const account = (id: string) => secretAccount(secrets, 'connection', id);
   const slots = parsed.flatMap((c) =>
-    c.engine === 'sqlite' || (passwordOf(c.url) === '' && !stored.has(c.id))
+    !hasUrl(c) || (passwordOf(c.url) === '' && !stored.has(c.id))
       ? []
       : [{ account: account(c.id), inFile: passwordOf(c.url) || undefined }],
   );
+  const storedSsh = storedPassphraseIds(entries);
+  const sshAccount = (id: string) => secretAccount(secrets, 'connection-ssh', id);
+  const sshSlots = parsed.flatMap((c) =>
+    !hasUrl(c) || !c.ssh || (c.ssh.passphrase === undefined && !storedSsh.has(c.id))
+      ? []
+      : [{ account: sshAccount(c.id), inFile: c.ssh.passphrase }],
+  );
+  let passphrases = new Map<string, string>();
   const restore = (found: Map<string, string>) =>
     parsed.map((c) => {
-      const password = c.engine === 'sqlite' ? undefined : found.get(account(c.id));
-      return c.engine === 'sqlite' || password === undefined ? c : { ...c, url: withPassword(c.url, password) };
+      const password = hasUrl(c) ? found.get(account(c.id)) : undefined;
+      const opened = withPassphrase(c, passphrases, sshAccount(c.id));
+      return !hasUrl(opened) || password === undefined ? opened : { ...opened, url: withPassword(opened.url, password) };
     });
   const { found } = settleSecrets(secrets, slots, { file: CONFIG_FILE, noun: 'database password' }, (found) =>
     writeConfig(dataDir, { connections: restore(found) }, secrets),
   );
+  passphrases = settleSecrets(secrets, sshSlots, { file: CONFIG_FILE, noun: 'SSH key passphrase' }, (foundSsh) => {
+    passphrases = foundSsh;
+    writeConfig(dataDir, { connections: restore(found) }, secrets);
+  }).found;
   return { connections: restore(found) };
 }
 
@@ -188,10 +253,27 @@ export function readConfig(dataDir: string, secrets: SecretHome = SECRETS_IN_FIL
  */
 export function writeConfig(dataDir: string, config: Config, secrets: SecretHome = SECRETS_IN_FILES): void {
   const file = join(dataDir, CONFIG_FILE);
-  const previous = storedPasswordIds(readRaw(file) ?? []);
+  const raw = readRaw(file) ?? [];
+  const previous = storedPasswordIds(raw);
+  const previousSsh = storedPassphraseIds(raw);
   const account = (id: string) => secretAccount(secrets, 'connection', id);
-  const entries = config.connections.map((c) => {
-    if (c.engine === 'sqlite') return c;
+  const sshAccount = (id: string) => secretAccount(secrets, 'connection-ssh', id);
+  const sshKept = new Set<string>();
+  const withSsh = (c: SavedConnection): SavedConnection => {
+    if (!hasUrl(c) || !c.ssh) return c;
+    const { passphrase, ...ssh } = c.ssh;
+    if (passphrase === undefined) {
+      if (!previousSsh.has(c.id)) return c;
+      sshKept.add(c.id);
+      return { ...c, ssh: { ...ssh, ...PASSPHRASE_IN } };
+    }
+    if (secrets.target === 'file') return c;
+    secrets.store?.set(sshAccount(c.id), passphrase);
+    sshKept.add(c.id);
+    return { ...c, ssh: { ...ssh, ...PASSPHRASE_IN } };
+  };
+  const entries = config.connections.map(withSsh).map((c) => {
+    if (!hasUrl(c)) return c;
     const password = passwordOf(c.url);
     if (password === '') return previous.has(c.id) ? { ...c, ...PASSWORD_IN } : c;
     if (secrets.target === 'file') return c;
@@ -201,4 +283,5 @@ export function writeConfig(dataDir: string, config: Config, secrets: SecretHome
   writeFileAtomic(file, `${JSON.stringify({ ...config, connections: entries }, null, 2)}\n`);
   const kept = new Set(entries.flatMap((entry) => ('passwordIn' in entry ? [entry.id] : [])));
   for (const id of previous) if (!kept.has(id as string)) secrets.store?.delete(account(id as string));
+  for (const id of previousSsh) if (!sshKept.has(id as string)) secrets.store?.delete(sshAccount(id as string));
 }

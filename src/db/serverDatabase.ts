@@ -39,8 +39,8 @@ const statementOptions = (options: ReadOptions): StatementOptions => ({
 });
 
 /**
- * What PostgreSQL and MySQL share: statements go to the driver's sessions, and the catalog queries of
- * each engine run as reads on them. Subclasses supply the catalog queries. The driver is loaded and
+ * What PostgreSQL, MySQL and DuckDB share: statements go to the driver's sessions, and the catalog
+ * queries of each engine run as reads on them. Subclasses supply the catalog queries. The driver is loaded and
  * its pools made on first use, so an application with no server connection in use never loads it.
  */
 export abstract class ServerDatabase implements Database {
@@ -56,7 +56,11 @@ export abstract class ServerDatabase implements Database {
   }
 
   #use(): Promise<ServerSessions> {
-    this.#sessions ??= this.#openSessions();
+    // Sessions that could not be made (a TLS file that cannot be read) are tried again on next use.
+    this.#sessions ??= this.#openSessions().catch((error: unknown) => {
+      this.#sessions = undefined;
+      throw error;
+    });
     return this.#sessions;
   }
 

@@ -27,7 +27,7 @@ const ESCAPE_STRING = /[Ee]'/y;
 const SQLITE_TCL_PARAMETER = /[$@:#](?:[A-Za-z0-9_$\u0080-\uffff]|::)+\(/y;
 // MySQL and MariaDB run `/*! … */` and `/*M! … */`, with or without version digits, as code.
 const EXECUTABLE_COMMENT = /\/\*[Mm]?!\d*/y;
-const LINE_END: Record<Engine, RegExp> = { sqlite: /\n/g, postgres: /[\n\r]/g, mysql: /\n/g };
+const LINE_END: Record<Engine, RegExp> = { sqlite: /\n/g, postgres: /[\n\r]/g, mysql: /\n/g, duckdb: /[\n\r]/g };
 
 /** The text `pattern` matches at `at`, if any. */
 function matchAt(pattern: RegExp, sql: string, at: number): string | undefined {
@@ -146,6 +146,8 @@ export function tokenSpans(sql: string, engine: Engine): SpannedToken[] {
 }
 
 function scan(sql: string, engine: Engine, withSpans: boolean): SqlToken[] {
+  // DuckDB's parser is PostgreSQL's: quotes, dollar quotes and nested comments read the same.
+  if (engine === 'duckdb') return scan(sql, 'postgres', withSpans);
   if (sql.includes('\0')) throw new UnreadableSql('a NUL character');
   const tokens: SqlToken[] = [];
   // MySQL: where the open executable comment closes, -1 outside one.

@@ -3,8 +3,8 @@ import { isPlainObject } from '../protocol/jsonrpc.js';
 
 /**
  * The SSH tunnel of a server connection, as saved. `host` may be a `~/.ssh/config` alias; `jump` is
- * ProxyJump's `[user@]host[:port]`, comma-separated for several hops. A key's passphrase is never
- * saved: such a key is used through the SSH agent (`agent`).
+ * ProxyJump's `[user@]host[:port]`, comma-separated for several hops. A key's passphrase
+ * (`passphrase`) is in memory only: the config file keeps it like a database password (see `writeConfig`).
  */
 export type SshOptions = {
   host: string;
@@ -14,6 +14,8 @@ export type SshOptions = {
   agent?: boolean;
   jump?: string;
   knownHostsFile?: string;
+  /** Decrypts `keyFile`; never in the config file when the OS credential store keeps it. */
+  passphrase?: string;
 };
 
 export type SshHop = { user?: string; host: string; port?: number };
@@ -34,7 +36,7 @@ export function parseSshHop(text: string): SshHop | undefined {
 /** Validates a saved `ssh` block; `where` names it in the error. */
 export function parseSshOptions(value: unknown, where: string): SshOptions {
   if (!isPlainObject(value)) throw new Error(`${where} must be an object`);
-  const { host, port, user, keyFile, agent, jump, knownHostsFile } = value;
+  const { host, port, user, keyFile, agent, jump, knownHostsFile, passphrase } = value;
   if (typeof host !== 'string' || !parseSshHop(host) || host.includes('@') || host.includes(':')) {
     throw new Error(`${where}.host must be a host name or a ~/.ssh/config alias`);
   }
@@ -49,6 +51,9 @@ export function parseSshOptions(value: unknown, where: string): SshOptions {
   if (jump !== undefined && (typeof jump !== 'string' || !jump.split(',').every((hop) => parseSshHop(hop)))) {
     throw new Error(`${where}.jump must be [user@]host[:port], comma-separated for several hops`);
   }
+  if (passphrase !== undefined && (typeof passphrase !== 'string' || passphrase === '' || keyFile === undefined)) {
+    throw new Error(`${where}.passphrase must be a non-empty string, with keyFile`);
+  }
   return {
     host,
     ...(port !== undefined ? { port: port as number } : {}),
@@ -57,5 +62,6 @@ export function parseSshOptions(value: unknown, where: string): SshOptions {
     ...(agent ? { agent: true } : {}),
     ...(jump !== undefined ? { jump: jump as string } : {}),
     ...(knownHostsFile !== undefined ? { knownHostsFile: knownHostsFile as string } : {}),
+    ...(passphrase !== undefined ? { passphrase: passphrase as string } : {}),
   };
 }

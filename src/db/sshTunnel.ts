@@ -206,7 +206,8 @@ export class SshTunnel {
   }
 
   /** The key file (given, from `~/.ssh/config`, or OpenSSH's default ones) and the agent, if chosen. */
-  #auth(hop: Hop, parseKey: ParseKey): { auth: Pick<ConnectConfig, 'privateKey' | 'agent'>; tried: string } {
+  #auth(hop: Hop, parseKey: ParseKey): { auth: Pick<ConnectConfig, 'privateKey' | 'passphrase' | 'agent'>; tried: string } {
+    const { passphrase } = this.#settings.ssh;
     const useAgent = this.#settings.ssh.agent === true;
     const agent = process.env.SSH_AUTH_SOCK;
     if (useAgent && !agent) throw new DriverFailure('not_connected', 'the SSH tunnel is to use the SSH agent, but no agent is running (SSH_AUTH_SOCK is not set)');
@@ -218,20 +219,25 @@ export class SshTunnel {
       } catch (error) {
         throw new DriverFailure('not_connected', `cannot read the SSH key ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
-      const parsed = parseKey(privateKey);
+      const parsed = parseKey(privateKey, passphrase);
+      if (parsed instanceof Error && passphrase !== undefined && hop.keyFile === this.#settings.ssh.keyFile) {
+        throw new DriverFailure('not_connected', `the SSH key ${keyFile} cannot be decrypted with its saved passphrase: ${parsed.message}`);
+      }
       if (parsed instanceof Error) {
         if (!/passphrase/.test(parsed.message)) throw new DriverFailure('not_connected', `the SSH key ${keyFile} is not a private key Sluice can read: ${parsed.message}`);
         if (!useAgent) {
           throw new DriverFailure(
             'not_connected',
-            `the SSH key ${keyFile} is protected by a passphrase, which Sluice does not keep: add it to the SSH agent (ssh-add ${keyFile}) and let the connection use the agent`,
+            `the SSH key ${keyFile} is protected by a passphrase and none is saved with the connection: add it to the SSH agent (ssh-add ${keyFile}) and let the connection use the agent` +
+              `, or save the passphrase with the connection (sluice connections update ${this.#settings.connectionId} --ssh … --ssh-key ${keyFile} --ssh-passphrase-stdin)`,
           );
         }
         privateKey = undefined;
       }
     }
     const tried = [privateKey ? `the key ${keyFile}` : '', useAgent ? "the SSH agent's keys" : ''].filter(Boolean).join(' and ') || 'no key (none given, none in ~/.ssh)';
-    return { auth: { ...(privateKey ? { privateKey } : {}), ...(useAgent ? { agent } : {}) }, tried };
+    const decrypt = privateKey && passphrase !== undefined ? { passphrase } : {};
+    return { auth: { ...(privateKey ? { privateKey, ...decrypt } : {}), ...(useAgent ? { agent } : {}) }, tried };
   }
 
   #verify(hop: Hop, key: Buffer): void {
@@ -300,6 +306,26 @@ export class SshTunnel {
     this.#session = undefined;
     session?.then((clients) => clients.forEach((client) => client.end()), ignore);
   }
+}
+
+/**
+ * Why `passphrase` does not open the private key in `keyFile` (it cannot be read, is not a key, or the
+ * passphrase does not decrypt it), or undefined when it does. Never says the passphrase.
+ */
+export async function keyPassphraseProblem(keyFile: string, passphrase: string): Promise<string | undefined> {
+  let key: Buffer;
+  try {
+    key = readFileSync(keyFile);
+  } catch (error) {
+    return `cannot read the SSH key ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+  }
+  const { default: ssh2 } = await import('ssh2');
+  const parsed = ssh2.utils.parseKey(key, passphrase);
+  if (!(parsed instanceof Error)) return undefined;
+  if (!/passphrase/i.test(parsed.message)) {
+    return `the SSH key ${keyFile} is not a private key Sluice can read: ${parsed.message}`;
+  }
+  return `the SSH key ${keyFile} cannot be decrypted with the given passphrase`;
 }
 
 function forwardOut(client: Client, host: string, port: number): Promise<Duplex> {

@@ -3,7 +3,7 @@ import { type CredentialStore, osCredentialStore } from './credentialStore.js';
 import { probeCredentialStore, type ProbeResult } from './credentialProbe.js';
 
 /**
- * Where the application's secrets (token salts and hashes, database passwords) are kept: in the OS
+ * Where the application's secrets (token salts and hashes, database passwords, SSH key passphrases) are kept: in the OS
  * credential store when it answers, else in the files that hold the rest of each record (mode 0600).
  */
 export type SecretHome = {
@@ -55,7 +55,7 @@ export function chooseSecretHome(dataDir: string, options: SecretHomeOptions = {
 }
 
 /** The account of one secret: its kind, its id and the support directory. */
-export const secretAccount = (home: SecretHome, kind: 'token' | 'connection', id: string): string =>
+export const secretAccount = (home: SecretHome, kind: 'token' | 'connection' | 'connection-ssh', id: string): string =>
   `${kind}:${id}@${home.namespace}`;
 
 /** The line the application says at start: which store holds its secrets, or why they stay in `files`. */

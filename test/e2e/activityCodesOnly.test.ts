@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src/db/database.js';
+import type { HarnessEngine as Engine } from '../helpers/engines.js';
 import { expectToolError } from '../helpers/rpcAssertions.js';
 import { availableEngines, startFixtureApp } from '../helpers/engines.js';
 import { callTool, type TestApp } from '../helpers/testApp.js';

@@ -100,7 +100,7 @@ describe('without a running application (the config file)', () => {
     expect(outcome(sluice('connections', 'update', 'pg', '--name', 'notes'))).toEqual(refused(78, 'the name "notes" is taken by connection "notes" (names must be unique)'));
     expect(outcome(sluice('connections', 'update', 'pg', '--ai-policy', 'sometimes'))).toEqual(refused(78, 'the connection.aiPolicy must be one of never, askEachTime, always'));
     expect(outcome(sluice('connections', 'update', 'nope', '--name', 'x'))).toEqual(refused(78, 'no connection with id "nope"'));
-    expect(outcome(sluice('connections', 'update', 'pg'))).toEqual(refused(2, 'nothing to change: give --name, --sqlite, --url, --external-access or --ai-policy'));
+    expect(outcome(sluice('connections', 'update', 'pg'))).toEqual(refused(2, 'nothing to change: give --name, --sqlite, --url, --external-access, --ai-policy, --ssh … or --no-ssh'));
     expect(config()).toBe(before);
 
     // A new target: the engine follows it.

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/savedConnections.js';
-import type { Engine } from '../../src/db/database.js';
+import type { HarnessEngine as Engine } from '../helpers/engines.js';
 import { BYPASS_CORPUS, type BypassShape } from '../helpers/bypassCorpus.js';
 import { ELICITATION_META, expectInputRequired } from '../helpers/consentRoundTrip.js';
 import { expectModernSuccess, expectRpcError, expectToolError } from '../helpers/rpcAssertions.js';

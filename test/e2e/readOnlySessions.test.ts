@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionCatalog } from '../../src/db/connectionCatalog.js';
-import type { Database, Engine } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
+import type { HarnessEngine as Engine } from '../helpers/engines.js';
 import { DriverFailure, type FailureKind } from '../../src/db/driverFailure.js';
 import { databaseSnapshot } from '../helpers/databaseSnapshot.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';

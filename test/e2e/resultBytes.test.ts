@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src/db/database.js';
+import type { HarnessEngine as Engine } from '../helpers/engines.js';
 import { expectRpcError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { availableEngines, type EngineFixture, startFixtureApp } from '../helpers/engines.js';
 import { callTool, type TestApp } from '../helpers/testApp.js';

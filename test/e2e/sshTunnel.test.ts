@@ -1,9 +1,9 @@
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { descendants, sshdProblem, startSshd, type TestSshd } from '../helpers/sshServer.js';
 import { systemClock } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connectionCatalog.js';
 import { parseServerUrl } from '../../src/db/connectionUrl.js';
@@ -21,12 +21,9 @@ import { availableServers, MYSQL_URL, POSTGRES_URL, type ServerEngine, slowSql }
  * user, with a host key and authorized_keys of its own. Without /usr/sbin/sshd the suite fails in CI
  * and is skipped, with the reason printed, elsewhere.
  */
-const SSHD = '/usr/sbin/sshd';
-const sshdProblem = existsSync(SSHD) ? undefined : `${SSHD} is missing (apt-get install openssh-server)`;
-if (sshdProblem && process.env.CI) throw new Error(`CI needs an SSH server: ${sshdProblem}`);
-if (sshdProblem) console.warn(`skipping the SSH tunnel suite: ${sshdProblem}`);
+const sshdMissing = sshdProblem('SSH tunnel');
 
-const servers = sshdProblem ? [] : await availableServers();
+const servers = sshdMissing ? [] : await availableServers();
 const URLS: Record<ServerEngine, string> = { postgres: POSTGRES_URL, mysql: MYSQL_URL };
 const user = execFileSync('id', ['-un'], { encoding: 'utf8' }).trim();
 const dir = mkdtempSync(join(tmpdir(), 'sluice-sshd-'));
@@ -40,72 +37,25 @@ function keygen(name: string, passphrase = ''): string {
 /** `SHA256:…` as `ssh-keygen -l` prints it for a public key file. */
 const fingerprintOf = (publicKey: string) => execFileSync('ssh-keygen', ['-l', '-f', publicKey], { encoding: 'utf8' }).split(' ')[1]!;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function accepting(port: number): Promise<void> {
-  for (let tries = 0; tries < 100; tries++) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-      socket.on('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`sshd did not listen on ${port}`);
-}
-
-/** The processes under `pid` (sshd's per-connection children), deepest last. */
-function descendants(pid: number): number[] {
-  // ps exits 1 when there are none.
-  const listed = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout;
-  const children = listed.split('\n').filter((line) => line.trim() !== '').map(Number);
-  return children.flatMap((child) => [child, ...descendants(child)]);
-}
-
-let sshd: ChildProcess;
+let sshd: TestSshd | undefined;
 let port: number;
 let clientKey: string;
 let hostFingerprint: string;
 
 beforeAll(async () => {
-  if (sshdProblem) return;
-  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  if (sshdMissing) return;
   const hostKey = keygen('host_key');
   hostFingerprint = fingerprintOf(`${hostKey}.pub`);
   clientKey = keygen('client_key');
   keygen('wrong_key');
   keygen('locked_key', 'test-passphrase');
   writeFileSync(file('authorized_keys'), `${readFileSync(`${clientKey}.pub`, 'utf8')}${readFileSync(file('locked_key.pub'), 'utf8')}`);
-  port = await freePort();
-  writeFileSync(
-    file('sshd_config'),
-    [
-      `Port ${port}`,
-      'ListenAddress 127.0.0.1',
-      `HostKey ${hostKey}`,
-      `PidFile ${file('sshd.pid')}`,
-      `AuthorizedKeysFile ${file('authorized_keys')}`,
-      'PermitRootLogin prohibit-password',
-      'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no',
-      'UsePAM no',
-      'StrictModes no',
-      'AllowTcpForwarding yes',
-      '',
-    ].join('\n'),
-  );
-  sshd = spawn(SSHD, ['-D', '-e', '-f', file('sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  await accepting(port);
+  sshd = await startSshd(dir, hostKey, file('authorized_keys'));
+  port = sshd.port;
 });
 
 afterAll(() => {
-  if (sshd?.pid) for (const pid of [sshd.pid, ...descendants(sshd.pid)]) process.kill(pid, 'SIGKILL');
+  sshd?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -188,12 +138,13 @@ describe.skipIf(servers.length === 0)('SSH tunnels', () => {
       }
     });
 
-    it('says a key with a passphrase must come through the agent', async () => {
+    it('says a key with a passphrase needs the agent or a saved passphrase', async () => {
       const db = openDatabase(tunnelTo(servers[0]!, { keyFile: file('locked_key') }), systemClock, knownHosts);
       try {
         await expect(read(db, 'SELECT 1')).rejects.toThrow(
-          `the SSH key ${file('locked_key')} is protected by a passphrase, which Sluice does not keep: ` +
-            `add it to the SSH agent (ssh-add ${file('locked_key')}) and let the connection use the agent`,
+          `the SSH key ${file('locked_key')} is protected by a passphrase and none is saved with the connection: ` +
+            `add it to the SSH agent (ssh-add ${file('locked_key')}) and let the connection use the agent` +
+            `, or save the passphrase with the connection (sluice connections update db --ssh … --ssh-key ${file('locked_key')} --ssh-passphrase-stdin)`,
         );
       } finally {
         await db.close();
@@ -248,7 +199,7 @@ describe.skipIf(servers.length === 0)('SSH tunnels', () => {
         expect((await read(db, 'SELECT 40 + 2')).rows).toEqual([[42]]);
         const slow = read(db, slowSql(engine, 6));
         await new Promise((resolve) => setTimeout(resolve, 1_500));
-        for (const pid of descendants(sshd.pid!)) process.kill(pid, 'SIGKILL');
+        for (const pid of descendants(sshd!.process.pid!)) process.kill(pid, 'SIGKILL');
         const name = `${user}@${hostName()}`;
         await expect(slow).rejects.toThrow(
           `the SSH tunnel through ${name} dropped during the statement (the SSH connection to ${name} closed); the next statement opens it again`,

@@ -1,4 +1,4 @@
-import type { Engine } from '../../src/db/database.js';
+import type { HarnessEngine as Engine } from './engines.js';
 
 /**
  * Shapes that got writes, file access or server-side code past the read-only mode of database tools,

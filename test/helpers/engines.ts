@@ -43,10 +43,13 @@ const FIXTURE = [
 
 export const FIXTURE_BOOKS = 25;
 
+/** The engines the shared suites run on; DuckDB has a suite of its own (test/e2e/duckdb.test.ts). */
+export type HarnessEngine = Exclude<Engine, 'duckdb'>;
+
 export type EngineFixture = {
-  engine: Engine;
+  engine: HarnessEngine;
   /** The saved connection naming this fixture (id `db`). */
-  connection: SavedConnection;
+  connection: Exclude<SavedConnection, { engine: 'duckdb' }>;
   /** The database name (file name on SQLite). */
   database: string;
   /** Runs SQL on the fixture directly, not through Sluice. */
@@ -134,13 +137,13 @@ async function mysqlFixture(): Promise<EngineFixture> {
   };
 }
 
-const FIXTURES: Record<Engine, () => Promise<EngineFixture>> = {
+const FIXTURES: Record<HarnessEngine, () => Promise<EngineFixture>> = {
   sqlite: sqliteFixture,
   postgres: postgresFixture,
   mysql: mysqlFixture,
 };
 
-async function reachable(engine: Engine): Promise<string | undefined> {
+async function reachable(engine: HarnessEngine): Promise<string | undefined> {
   try {
     if (engine === 'postgres') {
       const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
@@ -160,8 +163,8 @@ async function reachable(engine: Engine): Promise<string | undefined> {
  * The engines this run can use. A server that cannot be reached fails the run in CI (`CI` set) and is
  * skipped, with the reason printed, anywhere else.
  */
-export async function availableEngines(): Promise<Engine[]> {
-  const engines: Engine[] = [];
+export async function availableEngines(): Promise<HarnessEngine[]> {
+  const engines: HarnessEngine[] = [];
   for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
     const problem = await reachable(engine);
     if (!problem) engines.push(engine);
@@ -171,14 +174,14 @@ export async function availableEngines(): Promise<Engine[]> {
   return engines;
 }
 
-export function createFixture(engine: Engine): Promise<EngineFixture> {
+export function createFixture(engine: HarnessEngine): Promise<EngineFixture> {
   return FIXTURES[engine]();
 }
 
 export type FixtureApp = { fixture: EngineFixture; app: TestApp; dispose(): Promise<void> };
 
 /** A fresh fixture database on `engine`, saved as the connection `db` of a Sluice of its own. */
-export async function startFixtureApp(engine: Engine, options: Partial<AppOptions> = {}): Promise<FixtureApp> {
+export async function startFixtureApp(engine: HarnessEngine, options: Partial<AppOptions> = {}): Promise<FixtureApp> {
   const fixture = await createFixture(engine);
   const dataDir = mkdtempSync(join(tmpdir(), `sluice-${engine}-`));
   writeConfig(dataDir, { connections: [fixture.connection] });
@@ -194,7 +197,7 @@ export async function startFixtureApp(engine: Engine, options: Partial<AppOption
   };
 }
 
-export type ServerEngine = Exclude<Engine, 'sqlite'>;
+export type ServerEngine = Exclude<HarnessEngine, 'sqlite'>;
 
 /** The available engines that are database servers (every one but SQLite). */
 export async function availableServers(): Promise<ServerEngine[]> {

@@ -300,5 +300,6 @@ describe('pairing under random command sequences (fast-check) against the real a
       }),
       { numRuns: NUM_RUNS },
     );
-  });
+    // About 10 s on a quiet 2-core machine; a busy one needs room, and a hang still fails.
+  }, 60_000);
 });

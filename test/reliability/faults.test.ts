@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/savedConnections.js';
 import { TOKENS_FILE, TokenStore } from '../../src/auth/tokenStore.js';
-import type { Engine } from '../../src/db/database.js';
+import type { HarnessEngine as Engine } from '../helpers/engines.js';
 import { expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import {
   availableEngines,

@@ -18,7 +18,7 @@ export const listConnections: Tool = {
           properties: {
             id: { type: 'string' },
             name: { type: 'string' },
-            engine: { type: 'string', enum: ['sqlite', 'postgres', 'mysql'] },
+            engine: { type: 'string', enum: ['sqlite', 'postgres', 'mysql', 'duckdb'] },
             description: { type: 'string' },
             external_access: { type: 'string', enum: ['readOnly', 'readWrite'] },
             ai_policy: { type: 'string', enum: ['askEachTime', 'always'] },

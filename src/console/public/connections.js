@@ -1,6 +1,9 @@
-// 5. Connections: the list with each one's settings, removing one, and the form that adds one.
+// 5. Connections: the list with each one's settings and actions, and the form that adds one.
 
 import { post } from './api.js';
+import { editConnection, wireConnectionEditForm } from './connectionEdit.js';
+import { confirmRemoval, wireRemovalDialog } from './connectionRemoval.js';
+import { testConnection } from './connectionTest.js';
 import { announce, setEmpty, setError } from './feedback.js';
 import { reconcile } from './reconcile.js';
 import { scheduleRefresh } from './refresh.js';
@@ -10,7 +13,7 @@ import { labelOf } from './words.js';
 
 const ACCESS_LABELS = { blocked: 'Blocked', readOnly: 'Read only', readWrite: 'Read and write' };
 const POLICY_LABELS = { never: 'Never', askEachTime: 'Ask each time', always: 'Always' };
-const ENGINE_LABELS = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL' };
+const ENGINE_LABELS = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL', duckdb: 'DuckDB' };
 
 export function renderConnections() {
   const list = $('[data-list="connections"]');
@@ -49,6 +52,7 @@ function createConnectionRow(connection) {
         h('span', { 'data-cell': 'engine' }),
       ),
       h('span', { class: 'cell-where' }, h('span', { class: 'visually-hidden' }, ', where: '), h('code', { 'data-cell': 'where' })),
+      h('span', { class: 'cell-test', role: 'status', 'data-test-result': '' }),
     ),
     h('td', {}, h('label', { for: externalId, class: 'visually-hidden', 'data-label': 'external' }), external),
     h('td', {}, h('label', { for: aiId, class: 'visually-hidden', 'data-label': 'ai' }), ai),
@@ -56,8 +60,16 @@ function createConnectionRow(connection) {
       'td',
       { class: 'cell-actions' },
       h('button', {
+        type: 'button', class: 'button button-small', 'data-action': 'test',
+        'aria-describedby': nameId, onclick: (event) => testConnection(row, event.currentTarget),
+      }, 'Test'),
+      h('button', {
+        type: 'button', class: 'button button-small', 'data-action': 'edit',
+        'aria-describedby': nameId, onclick: (event) => editConnection(row._connection, event.currentTarget),
+      }, 'Edit'),
+      h('button', {
         type: 'button', class: 'button button-small button-danger', 'data-action': 'remove',
-        'aria-describedby': nameId, onclick: () => removeConnection(row),
+        'aria-describedby': nameId, onclick: () => confirmRemoval(row._connection),
       }, 'Remove'),
       h('span', { class: 'saved', 'data-saved': '', 'aria-hidden': 'true' }),
     ),
@@ -104,24 +116,6 @@ async function saveSetting(row, setting, select) {
   }
 }
 
-async function removeConnection(row) {
-  const connection = row._connection;
-  const name = connection.name || connection.id;
-  setError('connections', '');
-  const ok = window.confirm(
-    `Remove the connection “${name}”?\n\nClients lose access to it at once. The database itself is not touched.`,
-  );
-  if (!ok) return;
-  try {
-    await post('connections.remove', { id: connection.id });
-    announce(`Connection ${name} removed.`);
-  } catch (e) {
-    setError('connections', `Could not remove “${name}”: ${e.message}`);
-  } finally {
-    scheduleRefresh(0);
-  }
-}
-
 const WHERE_TEXT = {
   path: {
     label: 'File path',
@@ -133,9 +127,16 @@ const WHERE_TEXT = {
     placeholder: 'postgres://user:password@localhost:5432/shop',
     hint: 'A postgres://… or mysql://… URL. The password is saved, and shown here as ***.',
   },
+  duckdb: {
+    label: 'File path',
+    placeholder: '/path/to/database.duckdb',
+    hint: 'The path of the DuckDB file on this computer, or :memory:. It reads no CSV or Parquet file (give a files directory with sluice connections add --files-dir).',
+  },
 };
 
 export function wireConnectionForm() {
+  wireConnectionEditForm();
+  wireRemovalDialog();
   const form = $('#connection-form');
   const where = form.elements.where;
   const applyKind = () => {
@@ -159,15 +160,18 @@ export function wireConnectionForm() {
       return;
     }
     if (!target) {
-      setError('connection-add', kind === 'url' ? 'Enter the server URL.' : 'Enter the path of the SQLite file.');
+      setError('connection-add', kind === 'url' ? 'Enter the server URL.' : `Enter the path of the ${kind === 'duckdb' ? 'DuckDB' : 'SQLite'} file.`);
       where.focus();
       return;
     }
     const body = {
       name,
       [kind === 'url' ? 'url' : 'path']: target,
+      ...(kind === 'duckdb' ? { engine: 'duckdb' } : {}),
       externalAccess: form.elements.externalAccess.value,
       aiPolicy: form.elements.aiPolicy.value,
+      // Saved only once it opens and answers, as `sluice connections add` does.
+      check: true,
     };
     const submit = $('button[type="submit"]', form);
     submit.disabled = true;

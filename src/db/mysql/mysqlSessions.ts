@@ -9,6 +9,7 @@ import { RowBudget } from '../resultBudget.js';
 import { cancellable, toWireValue } from '../serverValues.js';
 import { DATABASES } from '../../core/contract.js';
 import type { AppClock } from '../../core/clock.js';
+import { mysqlSsl } from '../tlsSettings.js';
 
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
 const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
@@ -42,9 +43,11 @@ export class MysqlSessions implements ServerSessions {
 
   constructor(address: ServerAddress, clock: AppClock) {
     this.#clock = clock;
-    const { engine: _engine, ...credentials } = address;
+    const { engine: _engine, tls, ...credentials } = address;
+    const ssl = mysqlSsl(tls);
     this.#config = {
       ...credentials,
+      ...(ssl ? { ssl } : {}),
       connectTimeout: DATABASES.connectTimeoutMs,
       supportBigNumbers: true,
       dateStrings: true,

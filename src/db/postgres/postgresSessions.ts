@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { ErrorCode, ProtocolError } from '../../core/errors.js';
 import type { ServerAddress } from '../connectionUrl.js';
@@ -8,7 +9,8 @@ import { cancellable, int64, toWireValue } from '../serverValues.js';
 import { tokenize } from '../sqlTokens.js';
 import { RowBudget } from '../resultBudget.js';
 import { assertParses } from './postgresParser.js';
-import { GuardedSocket } from './rowGuard.js';
+import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
+import { postgresSsl } from '../tlsSettings.js';
 import { DATABASES } from '../../core/contract.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
@@ -50,19 +52,24 @@ export class PostgresSessions implements ServerSessions {
   readonly #secrets: string[];
 
   constructor(address: ServerAddress) {
-    const { engine: _engine, ...credentials } = address;
+    const { engine: _engine, tls, ...credentials } = address;
+    const ssl = postgresSsl(tls);
     this.#config = {
       ...credentials,
+      ssl,
       application_name: 'sluice',
       connectionTimeoutMillis: DATABASES.connectTimeoutMs,
       idleTimeoutMillis: 30_000,
       allowExitOnIdle: true,
       types: typeParsers,
-      stream: () => new GuardedSocket(),
+      // An encrypted session is guarded on its TLS socket once connected (guardTls): below it, the
+      // plain socket carries the one-byte answer to SSLRequest, which is no protocol message.
+      ...(ssl ? {} : { stream: () => new GuardedSocket() }),
     };
     this.#secrets = address.password ? [address.password] : [];
     this.#reads = new pg.Pool({ ...this.#config, max: DATABASES.readSessions, options: '-c default_transaction_read_only=on' });
     this.#writes = new pg.Pool({ ...this.#config, max: 2 });
+    if (ssl) for (const pool of [this.#reads, this.#writes]) pool.on('connect', guardTls);
     // An idle session the server dropped: the pool discards it and opens another on next use.
     this.#reads.on('error', ignore);
     this.#writes.on('error', ignore);
@@ -259,4 +266,12 @@ async function guarded(client: pg.PoolClient, rows: BudgetedRows, query: () => P
   }
 }
 
-const guardOf = (client: pg.PoolClient) => (client as unknown as { connection: { stream: GuardedSocket } }).connection.stream;
+const tlsGuards = new WeakMap<pg.PoolClient, Guard>();
+
+/** An encrypted session's guard sits on the TLS socket `pg` put over the GuardedSocket. */
+function guardTls(client: pg.PoolClient): void {
+  tlsGuards.set(client, guardInPlace((client as unknown as { connection: { stream: Socket } }).connection.stream));
+}
+
+const guardOf = (client: pg.PoolClient): Guard =>
+  tlsGuards.get(client) ?? (client as unknown as { connection: { stream: GuardedSocket } }).connection.stream;

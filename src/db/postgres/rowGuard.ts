@@ -5,14 +5,14 @@ const HEADER_BYTES = 5;
 const DATA_ROW = 0x44; // 'D'
 
 /**
- * The socket of a PostgreSQL session, filtering rows before `pg` sees them. `pg` buffers each protocol
+ * The filter on a PostgreSQL session's socket, dropping rows before `pg` sees them. `pg` buffers each protocol
  * message whole, so one `SELECT repeat('x', 100000000)` would put hundreds of megabytes into this
  * process before any budget could look at it. While armed with an allowance, the guard passes DataRow
  * messages until their bytes would pass it, and drops the rest as they stream by — never held, never
  * parsed — counting them in `dropped`; a row over 32 MB is always dropped. Dropping whole messages keeps
  * the protocol intact: `pg` only sees fewer rows.
  */
-export class GuardedSocket extends Socket {
+export class RowGuard {
   readonly #header = Buffer.alloc(HEADER_BYTES);
   #headerFilled = 0;
   /** Bytes of the current message still to pass on, or to drop. */
@@ -37,13 +37,8 @@ export class GuardedSocket extends Socket {
     this.#firstRowFree = false;
   }
 
-  override emit(event: string | symbol, ...args: unknown[]): boolean {
-    if (event !== 'data') return super.emit(event, ...args);
-    const kept = this.#filter(args[0] as Buffer);
-    return kept.length === 0 || super.emit('data', kept);
-  }
-
-  #filter(chunk: Buffer): Buffer {
+  /** What of `chunk` the driver may see. */
+  filter(chunk: Buffer): Buffer {
     const kept: Buffer[] = [];
     let at = 0;
     while (at < chunk.length) {
@@ -82,4 +77,46 @@ export class GuardedSocket extends Socket {
     this.#allowance -= length;
     return true;
   }
+}
+
+/** What a statement arms and reads: a RowGuard, or the GuardedSocket holding one. */
+export type Guard = Pick<RowGuard, 'arm' | 'disarm' | 'dropped'>;
+
+/** The socket `pg` opens for a session, guarded from its first byte. */
+export class GuardedSocket extends Socket implements Guard {
+  readonly #guard = new RowGuard();
+
+  arm(bytes: number, firstRowFree: boolean): void {
+    this.#guard.arm(bytes, firstRowFree);
+  }
+
+  disarm(): void {
+    this.#guard.disarm();
+  }
+
+  get dropped(): number {
+    return this.#guard.dropped;
+  }
+
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event !== 'data') return super.emit(event, ...args);
+    const kept = this.#guard.filter(args[0] as Buffer);
+    return kept.length === 0 || super.emit('data', kept);
+  }
+}
+
+/**
+ * Guards a socket `pg` made itself: the TLS socket of an encrypted session, which reads the
+ * GuardedSocket's bytes below JavaScript, so only its own decrypted data can be filtered. Call it before
+ * the session's first statement, while no message is half read.
+ */
+export function guardInPlace(socket: Socket): RowGuard {
+  const guard = new RowGuard();
+  const emit = socket.emit.bind(socket);
+  socket.emit = (event: string | symbol, ...args: unknown[]): boolean => {
+    if (event !== 'data') return emit(event, ...args);
+    const kept = guard.filter(args[0] as Buffer);
+    return kept.length === 0 || emit('data', kept);
+  };
+  return guard;
 }

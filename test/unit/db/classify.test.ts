@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyStatement } from '../../../src/db/classify.js';
-import type { Engine } from '../../../src/db/database.js';
+import type { HarnessEngine as Engine } from '../../helpers/engines.js';
 import { splitStatements, tokenize, UnreadableSql } from '../../../src/db/sqlTokens.js';
 import { ToolError } from '../../../src/core/errors.js';
 import { BYPASS_CORPUS } from '../../helpers/bypassCorpus.js';

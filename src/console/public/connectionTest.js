@@ -1,0 +1,23 @@
+// 5. Connections: the Test button, which opens a connection as `sluice connections test` does and
+// shows its server version and how long that took, or exactly why it failed.
+
+import { post } from './api.js';
+import { $ } from './shared/dom.js';
+
+export async function testConnection(row, button) {
+  const connection = row._connection;
+  const out = $('[data-test-result]', row);
+  out.removeAttribute('data-test-outcome');
+  out.textContent = 'Testing…';
+  button.disabled = true;
+  try {
+    const { version, ms } = await post('connections.test', { id: connection.id });
+    out.dataset.testOutcome = 'ok';
+    out.textContent = `${version}, ${ms} ms`;
+  } catch (e) {
+    out.dataset.testOutcome = 'failed';
+    out.textContent = `Test failed: ${e.message}`;
+  } finally {
+    button.disabled = false;
+  }
+}
