@@ -132,7 +132,7 @@ export async function removeConnection(argv: string[], { dataDir, running }: Con
   process.stdout.write(`removed ${id}\n`);
 }
 
-/** `sluice connections test ID`: opens the connection, prints its server version and how long that took. */
+/** `sluice connections test ID`: opens the connection, prints its server version, whether TLS is in use (servers) and how long that took. */
 export async function testConnection(argv: string[], { dataDir, running }: ConnectionsTarget): Promise<void> {
   const { positionals } = parseArgs({ args: argv, options: dataDirOption, strict: true, allowPositionals: true });
   const id = onlyId(positionals, 'connections test');
@@ -143,5 +143,5 @@ export async function testConnection(argv: string[], { dataDir, running }: Conne
     if (!connection) throw new ConfigError(`no connection with id "${id}"`);
     result = await probeConnection(connection, dataDir);
   }
-  process.stdout.write(`${id}: ${result.version}, ${result.ms} ms\n`);
+  process.stdout.write(`${id}: ${result.version}, ${result.tls ? `${result.tls}, ` : ''}${result.ms} ms\n`);
 }

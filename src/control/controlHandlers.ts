@@ -88,8 +88,9 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
       return withoutPassword(connection);
     },
     'connections.update': async ({ check, ...p }) => {
-      const { name, path, url, externalAccess, aiPolicy, ssh } = p as ConnectionChanges;
-      const connection = updatedConnection(deps.catalog.all(), text(p.id, 'id'), { name, path, url, externalAccess, aiPolicy, ssh });
+      const { name, path, url, externalAccess, aiPolicy, ssh, filesDir } = p as ConnectionChanges;
+      const changes = { name, path, url, externalAccess, aiPolicy, ssh, filesDir };
+      const connection = updatedConnection(deps.catalog.all(), text(p.id, 'id'), changes);
       if (check === true) await probeConnection(connection, deps.dataDir);
       await deps.catalog.update(connection);
       writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);

@@ -163,6 +163,12 @@ export const DATABASES = frozen({
    * and then asks the planner for at most as long again (docs/console.md, "What a dialog shows").
    */
   effectPreviewTimeoutMs: 1.5 * SECOND,
+  /**
+   * Chosen: a DuckDB database runs inside Sluice's own process, so its memory and worker threads are
+   * capped (DuckDB's defaults: 80% of RAM, every core); past the memory a statement spills to disk or fails.
+   */
+  duckdbMemoryLimitMb: 1024,
+  duckdbThreads: 2,
 });
 
 /** SSH tunnels of PostgreSQL and MySQL connections (chosen; README, "SSH tunnels"). */

@@ -11,6 +11,8 @@ export type ConnectionChanges = {
   aiPolicy?: string;
   /** A new SSH tunnel, replacing the whole saved one; null removes it. */
   ssh?: SshOptions | null;
+  /** A DuckDB connection's new files directory (absolute); null removes it. */
+  filesDir?: string | null;
 };
 
 function refuseTakenName(list: SavedConnection[], connection: SavedConnection): void {
@@ -50,8 +52,8 @@ export function updatedConnection(list: SavedConnection[], id: string, changes: 
   if (!current) throw new ConfigError(`no connection with id "${id}"`);
   if (changes.path !== undefined && changes.url !== undefined) throw new ConfigError('give either path (SQLite) or url (PostgreSQL, MySQL), not both');
   const { engine, ...all } = current;
-  const { ssh: _tunnel, ...untunneled } = all as typeof all & { ssh?: SshOptions };
-  const kept = changes.ssh === null ? untunneled : all;
+  const removed = new Set([...(changes.ssh === null ? ['ssh'] : []), ...(changes.filesDir === null ? ['filesDir'] : [])]);
+  const kept = Object.fromEntries(Object.entries(all).filter(([key]) => !removed.has(key)));
   const target =
     changes.path !== undefined || changes.url !== undefined
       ? { path: changes.path, url: changes.url && withSavedPassword(changes.url, current) }

@@ -7,7 +7,8 @@ import { valuesOf } from './database.js';
 import { systemClock } from '../core/clock.js';
 import { DATABASES } from '../core/contract.js';
 
-export type ProbeResult = { version: string; ms: number };
+/** `tls`: the TLS protocol of a PostgreSQL or MySQL session (`TLS 1.3`) or `no TLS`; absent for files. */
+export type ProbeResult = { version: string; tls?: string; ms: number };
 
 const PROBE_TIMEOUT_MS = DATABASES.connectionCheckTimeoutMs;
 
@@ -18,6 +19,18 @@ const VERSION_SQL = {
   mysql: 'SELECT VERSION()',
   duckdb: 'SELECT version()',
 } as const;
+
+/** The session's TLS protocol (`TLSv1.3`), or nothing without TLS: one more statement on a server. */
+const TLS_SQL = {
+  postgres: 'SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl',
+  mysql: "SHOW SESSION STATUS LIKE 'Ssl_version'",
+} as const;
+
+/** `TLSv1.3` → `TLS 1.3`; an empty protocol (or none) → `no TLS`. */
+function tlsOf(raw: unknown): string {
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  return text === '' ? 'no TLS' : text.replace(/^TLSv/, 'TLS ');
+}
 
 /** `15.4 (Debian 15.4-1.pgdg120+1)` → `PostgreSQL 15.4`; `10.11.6-MariaDB-0+deb12u1` → `MariaDB 10.11.6`. */
 function productVersion(engine: SavedConnection['engine'], raw: string): string {
@@ -37,8 +50,9 @@ function sqliteFileProblem(path: string): string | undefined {
 }
 
 /**
- * Opens the connection with its own short-lived driver, reads the server's version and says how long
- * that took; a failure is a ConfigError saying what failed (the engine's own reason, password redacted).
+ * Opens the connection with its own short-lived driver, reads the server's version (and, on a server,
+ * whether the session uses TLS) and says how long that took; a failure is a ConfigError saying what
+ * failed (the engine's own reason, password redacted).
  */
 export async function probeConnection(connection: SavedConnection, dataDir: string): Promise<ProbeResult> {
   const inFile = connection.engine === 'sqlite' || (connection.engine === 'duckdb' && connection.path !== ':memory:');
@@ -52,8 +66,12 @@ export async function probeConnection(connection: SavedConnection, dataDir: stri
   const deadline = setTimeout(() => abort.abort(new ConfigError(`no answer within ${PROBE_TIMEOUT_MS / 1000} s`)), PROBE_TIMEOUT_MS);
   try {
     const result = await db.read(VERSION_SQL[connection.engine], { maxRows: 1, timeoutMs: PROBE_TIMEOUT_MS, signal: abort.signal });
-    const ms = Math.round(performance.now() - started);
-    return { version: productVersion(connection.engine, String(valuesOf(result.rows)[0]?.[0])), ms };
+    const version = productVersion(connection.engine, String(valuesOf(result.rows)[0]?.[0]));
+    if (connection.engine !== 'postgres' && connection.engine !== 'mysql') return { version, ms: Math.round(performance.now() - started) };
+    // SHOW … LIKE answers (name, value); pg_stat_ssl the protocol alone, or no row without TLS.
+    const tlsRow = valuesOf((await db.read(TLS_SQL[connection.engine], { maxRows: 1, timeoutMs: PROBE_TIMEOUT_MS, signal: abort.signal })).rows)[0];
+    const tls = tlsOf(connection.engine === 'mysql' ? tlsRow?.[1] : tlsRow?.[0]);
+    return { version, tls, ms: Math.round(performance.now() - started) };
   } catch (error) {
     const reason = (error as Error).message;
     if (connection.engine === 'sqlite' && /not a database/i.test(reason)) {

@@ -13,7 +13,9 @@ import { exited, runSluice, SLUICE_BIN, spawnServe, waitForHandshake, type Serve
  */
 const PG = 'postgres://postgres@127.0.0.1:5432/test';
 const MARIADB = 'mysql://root@127.0.0.1:3306/test';
-const VERSION_LINE = (id: string, product: string) => new RegExp(`^${id}: ${product} \\d+\\.\\d+(\\.\\d+)?, \\d+ ms\\n$`);
+/** `ID: PRODUCT VERSION[, TLS], N ms`: servers say whether the session uses TLS (these URLs ask for none). */
+const VERSION_LINE = (id: string, product: string) =>
+  new RegExp(`^${id}: ${product} \\d+\\.\\d+(\\.\\d+)?, ${product === 'SQLite' ? '' : 'no TLS, '}\\d+ ms\\n$`);
 
 let dir: string;
 let sqlitePath: string;

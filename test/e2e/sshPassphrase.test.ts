@@ -75,6 +75,6 @@ describe('an SSH key passphrase given on stdin', () => {
     expect(sluice(['connections', 'trust-host', 'locked', '--data-dir', dataDir], '').status).toBe(0);
     const tested = sluice(['connections', 'test', 'locked', '--data-dir', dataDir], '');
     expect(tested.stderr).toBe('');
-    expect(tested.stdout).toMatch(/^locked: .+, \d+ ms\n$/);
+    expect(tested.stdout).toMatch(/^locked: .+, no TLS, \d+ ms\n$/);
   });
 });

@@ -1,7 +1,9 @@
 // 5. Connections: changing one's name and where it points (its file, or its server URL), checked as
-// `sluice connections update` checks it: the changed connection must open before it is saved.
+// `sluice connections update` checks it: the changed connection must open before it is saved. A server
+// connection's SSH tunnel and a DuckDB connection's files directory are changed here too.
 
 import { post } from './api.js';
+import { fillSsh, sameSsh, showExtras, sshOfForm } from './connectionExtras.js';
 import { announce, setError } from './feedback.js';
 import { scheduleRefresh } from './refresh.js';
 import { $ } from './shared/dom.js';
@@ -27,6 +29,9 @@ export function editConnection(connection, opener) {
   $('[data-edit-where-hint]', el).textContent = text.hint;
   el.elements.name.value = connection.name ?? '';
   el.elements.where.value = connection[editing.kind] ?? '';
+  showExtras(el, connection.engine === 'duckdb' ? 'duckdb' : editing.kind);
+  fillSsh(el, connection.ssh);
+  el.elements.filesDir.value = connection.filesDir ?? '';
   el.hidden = false;
   el.elements.name.focus();
 }
@@ -56,9 +61,19 @@ async function save(event) {
     el.elements.where.focus();
     return;
   }
+  const tunnel = kind === 'url' ? sshOfForm(el, connection.ssh) : { ssh: null };
+  if (tunnel.problem) {
+    setError('connection-edit', tunnel.problem);
+    tunnel.field.focus();
+    return;
+  }
+  // Empty removes the files directory; null is how the update says so.
+  const filesDir = connection.engine === 'duckdb' ? el.elements.filesDir.value.trim() || null : null;
   const changes = {
     ...(name !== connection.name ? { name } : {}),
     ...(where !== connection[kind] ? { [kind]: where } : {}),
+    ...(kind === 'url' && !sameSsh(tunnel.ssh, connection.ssh) ? { ssh: tunnel.ssh } : {}),
+    ...(connection.engine === 'duckdb' && filesDir !== (connection.filesDir ?? null) ? { filesDir } : {}),
   };
   if (Object.keys(changes).length === 0) return close();
   const submit = $('button[type="submit"]', el);

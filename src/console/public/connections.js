@@ -3,6 +3,7 @@
 import { post } from './api.js';
 import { editConnection, wireConnectionEditForm } from './connectionEdit.js';
 import { confirmRemoval, wireRemovalDialog } from './connectionRemoval.js';
+import { fillSsh, showExtras, sshHopText, sshOfForm } from './connectionExtras.js';
 import { testConnection } from './connectionTest.js';
 import { announce, setEmpty, setError } from './feedback.js';
 import { reconcile } from './reconcile.js';
@@ -51,7 +52,13 @@ function createConnectionRow(connection) {
         h('span', { class: 'visually-hidden' }, ', engine '),
         h('span', { 'data-cell': 'engine' }),
       ),
-      h('span', { class: 'cell-where' }, h('span', { class: 'visually-hidden' }, ', where: '), h('code', { 'data-cell': 'where' })),
+      h(
+        'span',
+        { class: 'cell-where' },
+        h('span', { class: 'visually-hidden' }, ', where: '),
+        h('code', { 'data-cell': 'where' }),
+        h('span', { 'data-cell': 'via' }),
+      ),
       h('span', { class: 'cell-test', role: 'status', 'data-test-result': '' }),
     ),
     h('td', {}, h('label', { for: externalId, class: 'visually-hidden', 'data-label': 'external' }), external),
@@ -84,6 +91,7 @@ function updateConnectionRow(row, connection) {
   $('[data-cell="id"]', row).textContent = connection.id;
   $('[data-cell="engine"]', row).textContent = labelOf(ENGINE_LABELS, connection.engine);
   $('[data-cell="where"]', row).textContent = connection.path ?? connection.url ?? '—';
+  $('[data-cell="via"]', row).textContent = connection.ssh ? ` via SSH ${sshHopText(connection.ssh)}` : '';
   $('[data-label="external"]', row).textContent = `External access for ${name}`;
   $('[data-label="ai"]', row).textContent = `AI policy for ${name}`;
   for (const select of $$('select', row)) {
@@ -130,7 +138,7 @@ const WHERE_TEXT = {
   duckdb: {
     label: 'File path',
     placeholder: '/path/to/database.duckdb',
-    hint: 'The path of the DuckDB file on this computer, or :memory:. It reads no CSV or Parquet file (give a files directory with sluice connections add --files-dir).',
+    hint: 'The path of the DuckDB file on this computer, or :memory:. It reads CSV and Parquet files only under its files directory, if one is given below.',
   },
 };
 
@@ -144,6 +152,7 @@ export function wireConnectionForm() {
     $('[data-where-label]', form).textContent = text.label;
     $('[data-where-hint]', form).textContent = text.hint;
     where.placeholder = text.placeholder;
+    showExtras(form, form.elements.kind.value);
   };
   for (const radio of $$('input[name="kind"]', form)) radio.addEventListener('change', applyKind);
   applyKind();
@@ -164,10 +173,19 @@ export function wireConnectionForm() {
       where.focus();
       return;
     }
+    const tunnel = kind === 'url' ? sshOfForm(form) : { ssh: null };
+    if (tunnel.problem) {
+      setError('connection-add', tunnel.problem);
+      tunnel.field.focus();
+      return;
+    }
+    const filesDir = kind === 'duckdb' ? form.elements.filesDir.value.trim() : '';
     const body = {
       name,
       [kind === 'url' ? 'url' : 'path']: target,
       ...(kind === 'duckdb' ? { engine: 'duckdb' } : {}),
+      ...(tunnel.ssh ? { ssh: tunnel.ssh } : {}),
+      ...(filesDir ? { filesDir } : {}),
       externalAccess: form.elements.externalAccess.value,
       aiPolicy: form.elements.aiPolicy.value,
       // Saved only once it opens and answers, as `sluice connections add` does.
@@ -179,6 +197,8 @@ export function wireConnectionForm() {
       const result = await post('connections.add', body);
       form.elements.name.value = '';
       where.value = '';
+      fillSsh(form, undefined);
+      form.elements.filesDir.value = '';
       announce(`Connection ${result?.name ?? name} added.`);
       form.elements.name.focus();
     } catch (e) {

@@ -16,6 +16,7 @@ import { blobHex, RowBudget } from '../resultBudget.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import { cancellable, toWireValue } from '../serverValues.js';
 import type { AppClock } from '../../core/clock.js';
+import { DATABASES } from '../../core/contract.js';
 
 /** Where a DuckDB connection's database lives, and the one directory its statements may read files from. */
 export type DuckdbTarget = { path: string; filesDir?: string };
@@ -35,11 +36,13 @@ const jsonValues =
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
- * The settings that fence a DuckDB instance in, locked so no statement can change them: no file
- * outside `filesDir` (none at all without one), no extension installed or loaded.
+ * The settings that fence a DuckDB instance in, locked so no statement can change them: its memory and
+ * threads (`DATABASES`), no file outside `filesDir` (none at all without one), no extension installed or loaded.
  */
 function fenceSql(filesDir: string | undefined): string[] {
   return [
+    `SET memory_limit = '${DATABASES.duckdbMemoryLimitMb}MiB'`,
+    `SET threads = ${DATABASES.duckdbThreads}`,
     ...(filesDir === undefined ? [] : [`SET allowed_directories = [${literal(resolve(filesDir) + sep)}]`]),
     'SET enable_external_access = false',
     'SET autoinstall_known_extensions = false',
@@ -79,7 +82,7 @@ export class DuckdbSessions implements ServerSessions {
       for (const sql of fenceSql(target.filesDir)) await setup.run(sql);
     } catch (error) {
       instance.closeSync();
-      throw new DriverFailure('not_connected', `cannot restrict the DuckDB database's file access: ${(error as Error).message}`);
+      throw new DriverFailure('not_connected', `cannot restrict the DuckDB database's memory, threads and file access: ${(error as Error).message}`);
     } finally {
       setup.closeSync();
     }
