@@ -1,4 +1,5 @@
 import { RawJson } from '../protocol/rawJson.js';
+import { ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
 
 /** What every engine's driver offers the capabilities. Identifiers arrive unquoted; drivers quote them. */
 
@@ -135,4 +136,4 @@ export interface Database {
 }
 
 /** How each engine is named to people and models. */
-export const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB', duckdb: 'DuckDB' };
+export const ENGINE_NAMES: Record<Engine, string> = SHARED_ENGINE_NAMES;

@@ -1,11 +1,11 @@
 // What a write's dialog shows of the statement and its values, with every invisible character made
 // visible (an escape such as ⟨U+202E⟩, marked), so nothing can push or hide part of what will run.
 
+import { ENGINE_NAMES } from './core/engineNames.js';
 import { placeholderOf, valueType } from './core/statementText.js';
 import { visibleLines, visiblePieces } from './core/visibleText.js';
 import { h } from './shared/dom.js';
 
-const ENGINE_NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB' };
 export const engineName = (engine) => ENGINE_NAMES[engine] ?? String(engine ?? '—');
 
 /** Nodes showing `pieces`: plain runs as text, each escape as a marked `<span class="escape">`. */
