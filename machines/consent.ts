@@ -5,6 +5,12 @@ export type ConsentAnswer = 'approved' | 'denied' | 'abandoned';
 /** The rows an UPDATE or DELETE would change: counted, or the planner's estimate; or why there is no estimate. */
 export type EffectPreview = { rows: number; basis: 'counted' | 'planner' } | { rows: null; reason: string };
 
+/** The file `export_data` would write: its path, its format, and whether it replaces one that exists. */
+export type ExportDestination = { path: string; format: string; replaces: boolean };
+
+/** The rows `insert_rows` would add to `table`: the first `shown` of `total`. */
+export type RowsPreview = { table: string; columns: string[]; shown: unknown[][]; total: number };
+
 /** A blocked write's confirmation dialog: what the user sees, and who waits for the answer. */
 export type ConsentInput = {
   id: string;
@@ -29,6 +35,10 @@ export type ConsentInput = {
   params: unknown[];
   /** For an UPDATE or DELETE, what it would change; null for any other statement. */
   effect: EffectPreview | null;
+  /** `export_data`: the file the statement's rows would be written to. */
+  destination?: ExportDestination;
+  /** `insert_rows`: the rows it would add, the first of them shown; never sent to the inspector. */
+  rows?: RowsPreview;
   createdAt: number;
   settle: (answer: ConsentAnswer) => void;
 };

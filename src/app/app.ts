@@ -13,6 +13,8 @@ import { createMethodTable } from '../capabilities/methods.js';
 import { builtinCapabilities, CapabilityRegistry } from '../capabilities/registry.js';
 import type { CapabilityModules } from '../capabilities/types.js';
 import { ConnectionCatalog } from '../db/connectionCatalog.js';
+import { SqliteProcessPool } from '../db/sqlite/processPool.js';
+import { type SqlitePoolSettings, sqlitePoolSettings } from '../db/sqlite/poolSettings.js';
 import { KNOWN_HOSTS_FILE } from '../db/knownHosts.js';
 import { CONFIG_FILE } from '../db/savedConnections.js';
 import { QueryHistory } from '../db/queryHistory.js';
@@ -69,6 +71,8 @@ export type AppOptions = {
   consolePort?: number | false;
   /** Desktop notices of approvals waiting; none when absent (`sluice serve` passes the system's). */
   notifier?: DesktopNotifier;
+  /** The SQLite query pool: from the contract and `SLUICE_SQLITE_PROCESSES`, unless a test changes it. */
+  sqlitePool?: Partial<SqlitePoolSettings>;
 };
 
 export type App = {
@@ -94,7 +98,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   removeStaleTempFiles(dataDir);
   const secrets = options.secrets ?? chooseSecretHome(dataDir);
   const config = loadOrCreateConfig(dataDir, secrets);
-  const catalog = new ConnectionCatalog(config.connections, clock, join(dataDir, KNOWN_HOSTS_FILE));
+  const sqlite = new SqliteProcessPool({ ...sqlitePoolSettings(process.env), ...options.sqlitePool }, clock);
+  const catalog = new ConnectionCatalog(config.connections, clock, join(dataDir, KNOWN_HOSTS_FILE), sqlite);
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
   const tokens = TokenStore.open(join(dataDir, TOKENS_FILE), secrets);
   // Said once both files are read, so that a broken one is the first line a person sees.
@@ -224,6 +229,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     await http.close();
     throw error;
   }
+  // Started with the server, so that the first SQLite statement does not wait for a process to start.
+  sqlite.warm();
   writeHandshake(dataDir, {
     port,
     pid: process.pid,

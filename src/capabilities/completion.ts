@@ -1,18 +1,44 @@
 import { invalidParams, shown } from '../core/errors.js';
+import type { Database } from '../db/database.js';
+import { HISTORY_KINDS, HISTORY_OUTCOMES } from '../db/queryHistory.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { useConnection, visibleConnections } from './connectionArgs.js';
 import type { CapabilityRegistry } from './registry.js';
 import type { CallContext } from './types.js';
-import { PAGES } from '../core/contract.js';
+import { PAGES, QUERY_HISTORY } from '../core/contract.js';
 
-const FIXED_VALUES: Record<string, string[]> = { limit: ['10', '50', '100', '200'] };
+const FIXED_VALUES: Record<string, readonly string[]> = {
+  limit: ['10', String(QUERY_HISTORY.defaultLimit), '100', String(QUERY_HISTORY.maxLimit)],
+  kind: HISTORY_KINDS,
+  outcome: HISTORY_OUTCOMES,
+};
+
+type Context = Record<string, unknown>;
+
+const given = (context: Context, name: string) => {
+  const value = context[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+};
+
+/** Arguments whose values come from the database the context's `connection_id` (and `database`) names. */
+const FROM_DATABASE: Record<string, (db: Database, context: Context, signal: AbortSignal) => Promise<string[]>> = {
+  database: (db, _context, signal) => db.listDatabases(signal),
+  schema: (db, _context, signal) => db.listSchemas(signal),
+  table: async (db, context, signal) => (await db.listTables(given(context, 'schema'), signal)).map((t) => t.name),
+  async column(db, context, signal) {
+    const table = given(context, 'table');
+    if (!table) return [];
+    const description = await db.describeTable(given(context, 'schema') ?? db.defaultSchema(), table, signal);
+    return (description?.columns ?? []).map((c) => c.name);
+  },
+};
 
 /** The variable names of an RFC 6570 template: `{a}` and `{?b,c}`. */
 const templateVariables = (template: string) =>
   [...template.matchAll(/\{[?&]?([^}]+)\}/g)].flatMap((m) => (m[1] as string).split(','));
 
 /** Orders candidates: prefix matches first, then other case-insensitive substring matches. */
-function rank(candidates: string[], value: string): string[] {
+function rank(candidates: readonly string[], value: string): string[] {
   const needle = value.toLowerCase();
   const prefix = candidates.filter((c) => c.toLowerCase().startsWith(needle));
   const inner = candidates.filter(
@@ -21,20 +47,15 @@ function rank(candidates: string[], value: string): string[] {
   return [...new Set([...prefix, ...inner])];
 }
 
-async function candidates(
-  argument: string,
-  context: Record<string, unknown>,
-  ctx: CallContext,
-): Promise<string[]> {
+async function candidates(argument: string, context: Context, ctx: CallContext): Promise<readonly string[]> {
   if (argument === 'connection_id') return visibleConnections(ctx).map((c) => c.id);
   const fixed = FIXED_VALUES[argument];
   if (fixed) return fixed;
-  const connectionId = context.connection_id;
-  if (typeof connectionId !== 'string' || (argument !== 'schema' && argument !== 'table')) return [];
-  const { db } = useConnection(ctx, connectionId);
-  if (argument === 'schema') return db.listSchemas(ctx.signal);
-  const schema = typeof context.schema === 'string' ? context.schema : undefined;
-  return (await db.listTables(schema, ctx.signal)).map((t) => t.name);
+  const fromDatabase = FROM_DATABASE[argument];
+  const connectionId = given(context, 'connection_id');
+  if (!fromDatabase || !connectionId) return [];
+  const { db } = useConnection(ctx, connectionId, given(context, 'database'));
+  return fromDatabase(db, context, ctx.signal);
 }
 
 /** `completion/complete` for prompt arguments and resource-template variables. */

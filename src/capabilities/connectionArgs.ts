@@ -1,8 +1,9 @@
 import type { SavedConnection } from '../db/savedConnections.js';
+import { connectionOnDatabase } from '../db/connectionCatalog.js';
 import { canUseConnection, forbidden } from '../auth/access.js';
 import type { Database, TableDescription } from '../db/database.js';
 import { ToolError } from '../core/errors.js';
-import type { Schema } from './schema.js';
+import type { ObjectSchema, Schema } from './schema.js';
 import type { CallContext } from './types.js';
 
 export const connectionIdProperty = {
@@ -10,6 +11,16 @@ export const connectionIdProperty = {
   description: 'The id of a saved connection, as list_connections returns it.',
   minLength: 1,
   maxLength: 64,
+} as const satisfies Schema;
+
+/** The share key of every SQLite connection (see useConnection). */
+const SQLITE_POOL_SHARE = '\u0000sqlite';
+
+export const databaseProperty = {
+  type: 'string',
+  description: 'Another database on the connection’s server (PostgreSQL, MySQL); defaults to the connection’s own.',
+  minLength: 1,
+  maxLength: 256,
 } as const satisfies Schema;
 
 export const schemaProperty = {
@@ -26,22 +37,45 @@ export const tableProperty = {
   maxLength: 256,
 } as const satisfies Schema;
 
+/**
+ * The arguments of a tool that works on one connection: `connection_id` and `database`, then its own
+ * `properties`; `required` names those it needs besides `connection_id`. Unknown arguments are refused.
+ */
+export function onConnection(properties: Record<string, Schema>, required: readonly string[] = []): ObjectSchema {
+  return {
+    type: 'object',
+    properties: { connection_id: connectionIdProperty, database: databaseProperty, ...properties },
+    required: ['connection_id', ...required],
+    additionalProperties: false,
+  };
+}
+
 /** The connections this principal may see, in saved order. */
 export function visibleConnections(ctx: CallContext): SavedConnection[] {
   return ctx.catalog.all().filter((c) => canUseConnection(ctx.principal, c));
 }
 
 /**
- * The connection a call names. Unknown ids are `not_found`; a connection hidden from the caller (outside
- * its allowlist, external access blocked, AI policy never) is refused with `-33007`.
+ * The connection a call names, on `database` when the call names another database of its server. Unknown
+ * ids are `not_found`; a connection hidden from the caller (outside its allowlist, external access
+ * blocked, AI policy never) is refused with `-33007`.
  */
-export function useConnection(ctx: CallContext, id: string): { connection: SavedConnection; db: Database } {
+export function useConnection(
+  ctx: CallContext,
+  id: string,
+  database?: string,
+): { connection: SavedConnection; db: Database } {
   const connection = ctx.catalog.get(id);
   if (!connection) throw new ToolError('not_found', `no connection with id "${id}"; call list_connections`);
   if (!canUseConnection(ctx.principal, connection)) {
     throw forbidden(`Forbidden: connection "${id}" is not available to this client`);
   }
-  return { connection, db: ctx.catalog.shares.forToken(ctx.catalog.database(connection), connection.id, ctx.principal.id) };
+  const target = connectionOnDatabase(connection, database);
+  const db = ctx.catalog.database(connection, database);
+  // SQLite connections share one pool of query processes, so a token's share is of that pool, not of
+  // each file: long statements on two files must not take every process from the other tokens.
+  const shareKey = connection.engine === 'sqlite' ? SQLITE_POOL_SHARE : target === connection ? connection.id : `${connection.id}\u0000${database}`;
+  return { connection: target, db: ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id) };
 }
 
 export async function describeOrFail(

@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.js';
 import { levelOfScopes } from '../auth/levels.js';
 import type { RequestStateSigner } from '../auth/requestState.js';
 import { invalidParams, ToolError } from '../core/errors.js';
-import { effectText, numberedLines, placeholderOf, valueText, valueType } from '../core/shared/statementText.js';
+import { destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
 import { visibleText } from '../core/shared/visibleText.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 
@@ -29,7 +29,10 @@ export type ConsentQuestion = {
   params?: unknown[];
   /** Run only when the user is asked (not on a repeated call that answers). */
   previewEffect?: () => Promise<EffectPreview | undefined>;
-};
+} & ConsentDetails;
+
+/** What some tools show besides the statement: the file an export writes, the rows an insert adds. */
+export type ConsentDetails = Pick<DialogQuestion, 'destination' | 'rows'>;
 
 export type Consent = {
   /** A repeated call's `requestState` must be this server's, for this caller, method and parameters. */
@@ -68,6 +71,8 @@ async function dialogQuestion(question: ConsentQuestion, deps: ConsentDeps): Pro
     statement: question.statement,
     params: question.params ?? [],
     effect: (await question.previewEffect?.()) ?? null,
+    ...(question.destination ? { destination: question.destination } : {}),
+    ...(question.rows ? { rows: question.rows } : {}),
   };
 }
 
@@ -82,9 +87,12 @@ function elicitationMessage(q: DialogQuestion): string {
     `${client} wants to run a ${q.statementKind} statement (${visibleText(q.statementReason)}) on ` +
       `${visibleText(q.connectionName)} (${ENGINE_NAMES[q.engine as keyof typeof ENGINE_NAMES] ?? q.engine}), ` +
       `with the token ${visibleText(q.tokenName)} (${q.tokenLevel}).`,
+    ...(q.destination ? [`Its rows are written to ${destinationText(q.destination)}.`] : []),
+    ...(q.rows ? [`Rows to insert into ${visibleText(q.rows.table)} (${q.rows.total}):`, ...rowsTableLines(q.rows)] : []),
     `Statement, ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}:`,
     ...lines,
-    ...q.params.map((value, i) => `${placeholderOf(q.engine, i)} (${valueType(value)}) = ${valueText(value)}`),
+    // An insert's bound values are its rows' cells, in order: shown as the table above, not again one by one.
+    ...(q.rows ? [] : q.params.map((value, i) => `${placeholderOf(q.engine, i)} (${valueType(value)}) = ${valueText(value)}`)),
     ...(q.effect ? [`Rows it would change: ${effectText(q.effect)}.`] : []),
     'Approve it only if you expect this change.',
   ].join('\n');

@@ -7,12 +7,12 @@ import { discoverResult } from '../protocol/discover.js';
 import { LOG_LEVELS } from '../protocol/legacy.js';
 import { ErrorCode, invalidParams, ProtocolError, ToolError } from '../core/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
-import { toJsonText } from '../protocol/rawJson.js';
 import { complete } from './completion.js';
+import { resultText } from './resultText.js';
 import { InputRequired } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
 import type { CapabilityRegistry } from './registry.js';
-import { validateArguments } from './schema.js';
+import { type ObjectSchema, validateArguments } from './schema.js';
 import type { CallContext, Tool } from './types.js';
 import { RESOURCE_READ_TTL } from '../core/contract.js';
 
@@ -30,20 +30,52 @@ function requireString(params: Params, field: string): string {
   return value;
 }
 
+/**
+ * A tool as `tools/list` declares it, written for a model's context (issue 19: every byte is read on
+ * every turn). The input schema is the one that validates, less what the model does not need to call
+ * well: bounds and defaults (enforced, and named in the refusal) and the descriptions of the arguments
+ * every connection tool shares (connection_id, database, schema, table), which the instructions explain
+ * once. The result's shape is in docs/catalogue.md and in each result's `structuredContent`, checked
+ * against the tool's full output schema by the tests.
+ */
 export function toolDeclaration(tool: Tool<never>) {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: tool.inputSchema,
-    outputSchema: tool.outputSchema,
-    annotations: { title: tool.title, ...tool.annotations },
+    inputSchema: listed(tool.inputSchema, true) as ObjectSchema,
+    annotations: tool.annotations.readOnlyHint
+      ? { readOnlyHint: true }
+      : { readOnlyHint: false, destructiveHint: tool.annotations.destructiveHint },
   };
+}
+
+/** Arguments every connection tool shares, explained once in the server's instructions. */
+const SHARED_ARGUMENTS = new Set(['connection_id', 'database', 'schema', 'table']);
+
+/** Keywords that bound or default a value: checked when a call arrives, not needed to write one. */
+const ENFORCED_ONLY = new Set(['minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'default']);
+
+/** A schema without ENFORCED_ONLY keywords; `described` false drops its description too. */
+function listed(schema: unknown, described: boolean): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (ENFORCED_ONLY.has(key) || (key === 'description' && !described)) continue;
+    if (key === 'properties' && typeof value === 'object' && value !== null) {
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, listed(property, !SHARED_ARGUMENTS.has(name))]));
+    } else if (key === 'items') {
+      out.items = listed(value, true);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
 }
 
 function toolResult(structured: Record<string, unknown>) {
   return {
-    content: [{ type: 'text', text: toJsonText(structured) }],
+    content: [{ type: 'text', text: resultText(structured) }],
     structuredContent: structured,
     isError: false,
   };

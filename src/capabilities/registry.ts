@@ -1,27 +1,45 @@
 import type { Principal } from '../auth/principal.js';
+import { dataQualityAudit } from './prompts/dataQualityAudit.js';
 import { explainSchema } from './prompts/explainSchema.js';
 import { explainTable } from './prompts/explainTable.js';
+import { proposeIndexes } from './prompts/proposeIndexes.js';
 import { questionToSql } from './prompts/questionToSql.js';
 import { reviewQuery } from './prompts/reviewQuery.js';
+import { summarizeQueryHistory } from './prompts/summarizeQueryHistory.js';
 import { writeMigration } from './prompts/writeMigration.js';
 import { connectionsResource } from './resources/connections.js';
+import { databasesResource } from './resources/databases.js';
 import { historyResource } from './resources/history.js';
 import { schemaResource } from './resources/schema.js';
+import { schemasResource } from './resources/schemas.js';
 import { tableResource } from './resources/table.js';
 import { tableDdlResource } from './resources/tableDdl.js';
 import { tablesResource } from './resources/tables.js';
 import { browseTable } from './tools/browseTable.js';
 import { confirmDestructiveOperation } from './tools/confirmDestructiveOperation.js';
 import { countRows } from './tools/countRows.js';
+import { databaseHealth } from './tools/databaseHealth.js';
+import { databaseStatistics } from './tools/databaseStatistics.js';
 import { describeTable } from './tools/describeTable.js';
 import { executeQuery } from './tools/executeQuery.js';
+import { exportData } from './tools/exportData.js';
 import { explainQuery } from './tools/explainQuery.js';
 import { getTableDdl } from './tools/getTableDdl.js';
+import { insertRows } from './tools/insertRows.js';
+import { getViewDefinition } from './tools/getViewDefinition.js';
+import { indexAdvice } from './tools/indexAdvice.js';
 import { listConnections } from './tools/listConnections.js';
 import { listDatabases } from './tools/listDatabases.js';
+import { listForeignKeys } from './tools/listForeignKeys.js';
+import { listIndexes } from './tools/listIndexes.js';
+import { listRoutines } from './tools/listRoutines.js';
 import { listSchemas } from './tools/listSchemas.js';
 import { listTables } from './tools/listTables.js';
+import { listTriggers } from './tools/listTriggers.js';
+import { listViews } from './tools/listViews.js';
 import { searchSchema } from './tools/searchSchema.js';
+import { slowQueries } from './tools/slowQueries.js';
+import { tableStatistics } from './tools/tableStatistics.js';
 import type { CapabilityModules, Prompt, ResourceFamily, Tool } from './types.js';
 
 /** Everything Sluice ships; tests may add modules of their own next to these. */
@@ -33,11 +51,24 @@ export const builtinCapabilities: CapabilityModules = {
     listTables,
     describeTable,
     getTableDdl,
+    listIndexes,
+    listForeignKeys,
+    listViews,
+    getViewDefinition,
+    listRoutines,
+    listTriggers,
     searchSchema,
     executeQuery,
     explainQuery,
+    slowQueries,
+    indexAdvice,
     countRows,
+    tableStatistics,
+    databaseStatistics,
+    databaseHealth,
     browseTable,
+    exportData,
+    insertRows,
     confirmDestructiveOperation,
   ] as Tool<never>[],
   resources: [
@@ -47,8 +78,19 @@ export const builtinCapabilities: CapabilityModules = {
     tableResource,
     tableDdlResource,
     historyResource,
+    databasesResource,
+    schemasResource,
   ],
-  prompts: [explainSchema, explainTable, questionToSql, reviewQuery, writeMigration],
+  prompts: [
+    explainSchema,
+    explainTable,
+    questionToSql,
+    reviewQuery,
+    writeMigration,
+    dataQualityAudit,
+    proposeIndexes,
+    summarizeQueryHistory,
+  ],
 };
 
 export class CapabilityRegistry {

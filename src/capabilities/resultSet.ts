@@ -9,7 +9,7 @@ export const maxBytesProperty = {
   minimum: 1_024,
   maximum: RESULTS.capBytes,
   default: RESULTS.defaultBytes,
-  description: `The rows' JSON size at most, in bytes; past it rows are left out (truncated_reason "max_bytes"). A value longer than ${RESULTS.cellBytes} characters is cut, ending in "…[cut: N characters in all]".`,
+  description: 'Size cap of the rows’ JSON in bytes; rows past it are left out and values over 64 KiB cut.',
 } as const;
 
 export const resultSetSchema: ObjectSchema = {

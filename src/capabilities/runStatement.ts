@@ -3,6 +3,7 @@ import { requireScopes, requireWritable } from '../auth/access.js';
 import type { StatementKind } from '../db/classify.js';
 import type { Database, ResultSet, Rows } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
+import type { ConsentDetails } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
 import { previewEffect } from './effectPreview.js';
 import { toResultSet } from './resultSet.js';
@@ -18,6 +19,8 @@ export type Statement = {
   maxRows: number;
   maxBytes?: number;
   timeoutMs: number;
+  /** What the user's consent shows besides the statement (`insert_rows`: its rows). */
+  consent?: ConsentDetails;
 };
 
 /**
@@ -38,6 +41,7 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db:
     statementReason: statement.reason,
     params: statement.params,
     previewEffect: () => previewEffect(db, statement, ctx.signal),
+    ...statement.consent,
   });
 }
 

@@ -121,8 +121,24 @@ export const RESOURCE_READ_TTL = frozen({
   'query-history': 5 * SECOND,
   'connection-schema': 30 * SECOND,
   'connection-tables': 30 * SECOND,
+  'connection-databases': 30 * SECOND,
+  'connection-schemas': 30 * SECOND,
   table: MINUTE,
   'table-ddl': 5 * MINUTE,
+});
+
+/**
+ * Chosen: the query history (the `history` resource and the `summarize_query_history` prompt). Kept in
+ * memory only, `perConnection` statements each; a read returns `defaultLimit`, at most `maxLimit`.
+ */
+export const QUERY_HISTORY = frozen({
+  perConnection: 200,
+  defaultLimit: 50,
+  maxLimit: 200,
+  /** The `search` text of a history read. */
+  maxSearchChars: 256,
+  /** A statement rendered into the summarize_query_history prompt is cut after this many characters. */
+  promptStatementChars: 1_000,
 });
 
 /** Results (contract, "Tools"; decisions.md, "Result size"). Sizes are bytes of the rows' JSON text. */
@@ -149,8 +165,21 @@ export const DATABASES = frozen({
   connectTimeoutMs: 5 * SECOND,
   /** Read sessions per PostgreSQL / MySQL connection; one token may hold half of them. */
   readSessions: 4,
-  /** SQLite query processes per connection, their heap, and how long a write waits for the lock. */
-  sqliteQueryProcesses: 2,
+  /** Other databases on a connection's server a call may name (`database`), each with its own pools. */
+  otherDatabasesPerConnection: 4,
+  /**
+   * Chosen: one pool of SQLite query processes serves every SQLite connection (docs/limits.md, "The
+   * SQLite query pool"): as many as the cores, at least `sqliteProcessesMin` and at most
+   * `sqliteProcessesMax` unless `SLUICE_SQLITE_PROCESSES` says otherwise (1 to `sqliteProcessesLimit`).
+   * Each keeps read connections to its `sqliteFilesPerProcess` most recently used files, and is replaced
+   * once idle when it holds more than `sqliteRecycleRssMb` of memory.
+   */
+  sqliteProcessesMin: 2,
+  sqliteProcessesMax: 4,
+  sqliteProcessesLimit: 16,
+  sqliteFilesPerProcess: 16,
+  sqliteRecycleRssMb: 150,
+  /** A query process's heap, and how long a write waits for the lock. */
   sqliteHeapMb: 256,
   sqliteBusyTimeoutMs: 5 * SECOND,
   introspectionTimeoutMs: 30 * SECOND,
@@ -205,3 +234,17 @@ export const APPLICATION = frozen({
   /** The OS credential store must answer its probe within this, or secrets stay in the files. */
   credentialProbeMs: 5 * SECOND,
 });
+
+/** `export_data` (chosen; docs/catalogue.md): rows written to one file, and the most read for it at once. */
+export const EXPORTS = frozen({
+  defaultRows: 100_000,
+  maxRows: 1_000_000,
+  /** The rows' JSON size read for one export; past it the file ends there (`is_truncated`). */
+  maxBytes: 256 * MIB,
+});
+
+/**
+ * `insert_rows` (chosen; docs/catalogue.md): rows in one INSERT, its bound values (within every engine's
+ * own limit on placeholders: SQLite 32,766), and how many rows its consent shows.
+ */
+export const INSERTS = frozen({ maxRows: 1_000, maxValues: 30_000, shownRows: 20 });

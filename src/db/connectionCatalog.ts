@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { SavedConnection } from './savedConnections.js';
+import { basename } from 'node:path';
+import { hasUrl, type SavedConnection } from './savedConnections.js';
 import { ToolError } from '../core/errors.js';
 import { ChangeFeed } from './changeFeed.js';
 import { parseServerUrl } from './connectionUrl.js';
@@ -10,8 +11,11 @@ import { PostgresDatabase } from './postgres/postgresDatabase.js';
 import { retirable, type Retirable } from './retirableDatabase.js';
 import { SessionShares } from './sessionShares.js';
 import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
+import { SqliteProcessPool } from './sqlite/processPool.js';
+import { sqlitePoolSettings } from './sqlite/poolSettings.js';
 import { SshTunnel } from './sshTunnel.js';
 import { type AppClock, systemClock } from '../core/clock.js';
+import { DATABASES } from '../core/contract.js';
 
 /** The saved connections and their drivers, each opened on first use. */
 export class ConnectionCatalog {
@@ -24,11 +28,17 @@ export class ConnectionCatalog {
 
   readonly #clock: AppClock;
   readonly #knownHostsFile: string | undefined;
+  /** The query processes of every SQLite connection; closed with the catalog. */
+  readonly #sqlite: SqliteProcessPool;
 
-  /** `clock` times the drivers' statement deadlines; SSH tunnels check host keys in `knownHostsFile`. */
-  constructor(connections: SavedConnection[], clock: AppClock = systemClock, knownHostsFile?: string) {
+  /**
+   * `clock` times the drivers' statement deadlines; SSH tunnels check host keys in `knownHostsFile`;
+   * SQLite connections share `sqlite` (absent: a pool of the default size, started on first use).
+   */
+  constructor(connections: SavedConnection[], clock: AppClock = systemClock, knownHostsFile?: string, sqlite?: SqliteProcessPool) {
     this.#clock = clock;
     this.#knownHostsFile = knownHostsFile;
+    this.#sqlite = sqlite ?? new SqliteProcessPool(sqlitePoolSettings(), clock);
     this.#connections = new Map(connections.map((c) => [c.id, c]));
   }
 
@@ -56,37 +66,89 @@ export class ConnectionCatalog {
     const current = this.#connections.get(connection.id);
     if (!current) throw new Error(`no connection with id "${connection.id}"`);
     this.#connections.set(connection.id, connection);
-    const open = this.#open.get(connection.id);
     const moved = whereItPoints(current) !== whereItPoints(connection);
-    if (moved) this.#open.delete(connection.id);
+    const drivers = moved ? this.#driversOf(connection.id) : [];
     this.changes.emit({ type: 'connections' });
-    if (moved) await open?.retire(`connection "${connection.id}" was changed to point elsewhere while the statement ran`);
+    await Promise.all(drivers.map((open) => open.retire(`connection "${connection.id}" was changed to point elsewhere while the statement ran`)));
   }
 
   /** Forgets a connection and retires its driver: statements running on it end with an error saying so. */
   async remove(id: string): Promise<void> {
     if (!this.#connections.delete(id)) throw new Error(`no connection with id "${id}"`);
-    const open = this.#open.get(id);
-    this.#open.delete(id);
+    const drivers = this.#driversOf(id);
     this.changes.emit({ type: 'connections' });
-    await open?.retire(`connection "${id}" was removed while the statement ran`);
+    await Promise.all(drivers.map((open) => open.retire(`connection "${id}" was removed while the statement ran`)));
   }
 
-  /** The connection's driver; a server's pools connect on first use, and reconnect after it comes back. */
-  database(connection: SavedConnection): Database {
-    let open = this.#open.get(connection.id);
-    if (!open) {
-      open = retirable(openDatabase(connection, this.#clock, this.#knownHostsFile));
-      this.#open.set(connection.id, open);
+  /**
+   * The connection's driver; a server's pools connect on first use, and reconnect after it comes back.
+   * `database` names another database on the same server (PostgreSQL, MySQL): its own pools, at most
+   * `OTHER_DATABASES` per connection, the least recently used retired to make room.
+   */
+  database(connection: SavedConnection, database?: string): Database {
+    const target = connectionOnDatabase(connection, database);
+    const key = target === connection ? connection.id : `${connection.id}\u0000${database}`;
+    let open = this.#open.get(key);
+    if (open) {
+      // Map order is use order: the first entry of a connection is its least recently used.
+      this.#open.delete(key);
+    } else {
+      open = retirable(openDatabase(target, this.#clock, this.#knownHostsFile, this.#sqlite));
+      if (target !== connection) this.#makeRoomBeside(connection.id);
     }
+    this.#open.set(key, open);
     return open.db;
+  }
+
+  /** Retires the least recently used other database of `id` when it has `OTHER_DATABASES` open. */
+  #makeRoomBeside(id: string): void {
+    const others = [...this.#open.keys()].filter((key) => key.startsWith(`${id}\u0000`));
+    if (others.length < DATABASES.otherDatabasesPerConnection) return;
+    const oldest = others[0] as string;
+    const open = this.#open.get(oldest);
+    this.#open.delete(oldest);
+    void open?.retire(`the pools of database "${oldest.split('\u0000')[1]}" were closed to open another database`);
+  }
+
+  /** The drivers of a connection: its own and those of other databases on its server. */
+  #driversOf(id: string): Retirable[] {
+    const keys = [...this.#open.keys()].filter((key) => key === id || key.startsWith(`${id}\u0000`));
+    const drivers = keys.map((key) => this.#open.get(key) as Retirable);
+    for (const key of keys) this.#open.delete(key);
+    return drivers;
   }
 
   async close(): Promise<void> {
     const open = [...this.#open.values()];
     this.#open.clear();
     await Promise.all(open.map(({ db }) => db.close()));
+    await this.#sqlite.close();
   }
+}
+
+/**
+ * The connection as it points at `database` (absent: itself). On PostgreSQL and MySQL another database
+ * of the same server is the same connection with the URL's database replaced; SQLite and DuckDB have one
+ * database: naming it (as list_databases does) is the connection itself, naming another is `not_found`.
+ */
+export function connectionOnDatabase(connection: SavedConnection, database: string | undefined): SavedConnection {
+  if (database === undefined) return connection;
+  if (!hasUrl(connection)) {
+    if (database === ownDatabaseName(connection)) return connection;
+    throw new ToolError('not_found', `connection "${connection.id}" has one database, "${ownDatabaseName(connection)}"; leave database out`);
+  }
+  if (database === parseServerUrl(connection.url)?.database) return connection;
+  const url = new URL(connection.url);
+  url.pathname = `/${encodeURIComponent(database)}`;
+  // Named in dialogs and progress as the database it reaches; the client chose it, so telling it is no leak.
+  return { ...connection, name: `${connection.name}, database ${database}`, url: url.toString() };
+}
+
+/** What list_databases calls the one database of a SQLite or DuckDB connection. */
+function ownDatabaseName(connection: Exclude<SavedConnection, { url: string }>): string {
+  if (connection.engine === 'duckdb' && connection.path === ':memory:') return 'memory';
+  const file = basename(connection.path);
+  return connection.engine === 'duckdb' ? file.replace(/\.[^.]*$/, '') : file;
 }
 
 /** Everything but the connection's settings: its engine, file or URL, and how it is reached. */
@@ -98,13 +160,14 @@ function whereItPoints(connection: SavedConnection): string {
 /**
  * A fresh driver for one saved connection (the catalog keeps one per connection; a probe opens its own).
  * An SSH tunnel checks host keys in the connection's own known-hosts file, else in `knownHostsFile`.
+ * A SQLite file runs on the query processes of `sqlite`, else on a pool of its own.
  */
-export function openDatabase(connection: SavedConnection, clock: AppClock = systemClock, knownHostsFile?: string): Database {
+export function openDatabase(connection: SavedConnection, clock: AppClock = systemClock, knownHostsFile?: string, sqlite?: SqliteProcessPool): Database {
   if (connection.engine === 'sqlite') {
     if (!existsSync(connection.path)) {
       throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
     }
-    return new SqliteDatabase(connection.path, clock);
+    return new SqliteDatabase(connection.path, sqlite ? { pool: sqlite } : { clock });
   }
   if (connection.engine === 'duckdb') {
     if (connection.path !== ':memory:' && !existsSync(connection.path)) {

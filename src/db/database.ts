@@ -45,6 +45,12 @@ export type ReadOptions = {
   rowsAs?: 'values' | 'json';
 };
 
+/** How explain runs: `analyze` executes a read in a transaction that is rolled back, within `timeoutMs`. */
+export type ExplainOptions = { params: unknown[]; analyze: boolean; timeoutMs: number; signal: AbortSignal };
+
+/** A plan; after `analyze`, what the run measured (null where the engine does not report it). */
+export type Explanation = ResultSet & { actual?: { execution_ms: number | null; rows: number | null } };
+
 export type TableKind = 'table' | 'view';
 
 export type TableSummary = { schema: string; name: string; type: TableKind };
@@ -121,7 +127,7 @@ export interface Database {
   describeTable(schema: string, table: string, signal: AbortSignal): Promise<TableDescription | undefined>;
   tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined>;
   countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount>;
-  explain(sql: string, signal: AbortSignal): Promise<ResultSet>;
+  explain(sql: string, options: ExplainOptions): Promise<Explanation>;
   /**
    * Refuses (`invalid_argument`, the engine's message) a statement the engine cannot parse or prepare;
    * runs nothing. Checked before a write asks for consent, so nobody is asked to approve a typo.

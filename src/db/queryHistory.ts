@@ -1,4 +1,11 @@
+import { QUERY_HISTORY } from '../core/contract.js';
 import type { StatementKind } from './classify.js';
+
+/** The values a history read may filter on. */
+export const HISTORY_KINDS = ['read', 'write', 'ddl', 'destructive'] as const satisfies readonly StatementKind[];
+export const HISTORY_OUTCOMES = ['success', 'error'] as const;
+
+export type HistoryOutcome = (typeof HISTORY_OUTCOMES)[number];
 
 export type HistoryEntry = {
   sql: string;
@@ -6,7 +13,15 @@ export type HistoryEntry = {
   executed_at: string;
   duration_ms: number;
   row_count: number;
-  outcome: 'success' | 'error';
+  outcome: HistoryOutcome;
+};
+
+/** Which entries a read wants: the newest `limit` whose text contains `search` (any case), of a kind and outcome. */
+export type HistoryFilter = {
+  limit: number;
+  search?: string;
+  kind?: StatementKind;
+  outcome?: HistoryOutcome;
 };
 
 /**
@@ -16,7 +31,7 @@ export type HistoryEntry = {
 export class QueryHistory {
   readonly #entries = new Map<string, HistoryEntry[]>();
 
-  constructor(readonly capacity = 200) {}
+  constructor(readonly capacity = QUERY_HISTORY.perConnection) {}
 
   record(connectionId: string, entry: HistoryEntry): void {
     const list = this.#entries.get(connectionId) ?? [];
@@ -25,9 +40,17 @@ export class QueryHistory {
     this.#entries.set(connectionId, list);
   }
 
-  recent(connectionId: string, limit: number, search?: string): HistoryEntry[] {
+  recent(connectionId: string, { limit, search, kind, outcome }: HistoryFilter): HistoryEntry[] {
     const needle = search?.toLowerCase();
-    const list = this.#entries.get(connectionId) ?? [];
-    return (needle ? list.filter((e) => e.sql.toLowerCase().includes(needle)) : list).slice(0, limit);
+    const matches = (e: HistoryEntry) =>
+      (!needle || e.sql.toLowerCase().includes(needle)) &&
+      (!kind || e.statement_kind === kind) &&
+      (!outcome || e.outcome === outcome);
+    const found: HistoryEntry[] = [];
+    for (const entry of this.#entries.get(connectionId) ?? []) {
+      if (found.length >= limit) break;
+      if (matches(entry)) found.push(entry);
+    }
+    return found;
   }
 }

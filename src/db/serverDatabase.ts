@@ -1,14 +1,18 @@
 import { browseSql, type SqlDialect } from './browseSql.js';
 import { CATALOG_BUDGET } from './resultBudget.js';
-import type {
-  BrowseRequest,
-  Database,
-  Engine,
-  ReadOptions,
-  ResultSet,
-  RowCount,
-  TableDescription,
-  TableSummary,
+import { ToolError } from '../core/errors.js';
+import {
+  type BrowseRequest,
+  type Database,
+  type Engine,
+  ENGINE_NAMES,
+  type ExplainOptions,
+  type Explanation,
+  type ReadOptions,
+  type ResultSet,
+  type RowCount,
+  type TableDescription,
+  type TableSummary,
 } from './database.js';
 import { DATABASES, RESULTS } from '../core/contract.js';
 
@@ -82,8 +86,15 @@ export abstract class ServerDatabase implements Database {
     return String((await this.rows(this.schemaVersionSql, [], signal))[0]?.[0]);
   }
 
-  async explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
-    return (await this.#use()).read(`EXPLAIN ${sql}`, { ...INTROSPECTION, params: [], signal });
+  /** `EXPLAIN`; engines that can analyse a statement override it for `analyze`. */
+  async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
+    if (options.analyze) throw new ToolError('unsupported', `explain_query cannot analyze on ${ENGINE_NAMES[this.engine]}`);
+    return this.plan(`EXPLAIN ${sql}`, options);
+  }
+
+  /** Runs an EXPLAIN statement as a read: a read-only transaction, rolled back, within the caller's timeout. */
+  protected async plan(sql: string, options: ExplainOptions): Promise<ResultSet> {
+    return (await this.#use()).read(sql, { ...CATALOG_BUDGET, params: options.params, timeoutMs: options.timeoutMs, signal: options.signal });
   }
 
   async check(sql: string, signal: AbortSignal): Promise<void> {

@@ -22,6 +22,7 @@ export const INSTRUCTIONS = [
   'Sluice gives you access to the databases the user has saved in their database client.',
   'Start from the list_connections tool to see which connections you may use.',
   'Call describe_table before writing SQL against a table, so that names and types are right.',
+  'Tools that take connection_id also take database and schema, each defaulting to the connection’s own; names are unquoted.',
   'A refusal (forbidden, denied) is the user’s policy, not a transient fault: do not retry it or work around it; ask the user instead.',
 ].join(' ');
 

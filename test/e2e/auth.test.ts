@@ -20,7 +20,7 @@ import {
   startTestApp,
   type TestApp,
 } from '../helpers/testApp.js';
-import { ALL_TOOLS, READ_TOOLS } from '../helpers/catalogue.js';
+import { ALL_TOOLS, READ_ONLY_TOOLS, READ_TOOLS } from '../helpers/catalogue.js';
 import { UNVERIFIED_BEARERS } from '../../src/core/contract.js';
 
 /**
@@ -284,9 +284,9 @@ describe('bearer authentication, scopes and the activity log (demo connection)',
   });
 
   describe('scopes', () => {
-    it('readOnly: tools/list has the 11 read tools and lacks confirm_destructive_operation', async () => {
+    it('readOnly: tools/list has the read tools, not the write tools, and lacks confirm_destructive_operation', async () => {
       const names = toolNames(expectModernSuccess(await mcp(app, 'tools/list', {}, { headers: readOnly.headers })));
-      expect([...names].sort()).toEqual([...READ_TOOLS].sort());
+      expect([...names].sort()).toEqual([...READ_ONLY_TOOLS].sort());
       expect(names).not.toContain('confirm_destructive_operation');
     });
 
@@ -295,9 +295,9 @@ describe('bearer authentication, scopes and the activity log (demo connection)',
       expect([...names].sort()).toEqual([...READ_TOOLS].sort());
     });
 
-    it('fullAccess: tools/list has all 12 tools', async () => {
+    it('fullAccess: tools/list has every tool', async () => {
       const names = toolNames(expectModernSuccess(await mcp(app, 'tools/list', {}, { headers: fullAccess.headers })));
-      expect(names).toHaveLength(12);
+      expect(names).toHaveLength(ALL_TOOLS.length);
       expect([...names].sort()).toEqual([...ALL_TOOLS].sort());
     });
 
@@ -705,7 +705,7 @@ describe('authentication off: the anonymous loopback caller', () => {
     const token = mint(app, 'fullAccess');
     for (const headers of [{}, token.headers]) {
       const names = toolNames(expectModernSuccess(await mcp(app, 'tools/list', {}, { headers })));
-      expect([...names].sort()).toEqual([...READ_TOOLS].sort());
+      expect([...names].sort()).toEqual([...READ_ONLY_TOOLS].sort());
       const res = await callTool(
         app,
         'execute_query',

@@ -10,7 +10,7 @@ import { exited, SLUICE_BIN } from '../helpers/cli.js';
 import { ACCEPTED } from '../helpers/consentRoundTrip.js';
 import { eventually } from '../helpers/polling.js';
 import { mintToken, MODERN, modernMeta, scalar, startTestApp, type TestApp } from '../helpers/testApp.js';
-import { queryProcesses } from '../helpers/queryProcesses.js';
+import { busyQueryProcesses, queryProcesses } from '../helpers/queryProcesses.js';
 
 /**
  * `sluice bridge` against a real Sluice with authentication on (issue 7; contract "Versioning" rule 6,
@@ -358,7 +358,8 @@ describe('cancellation and a client that goes away', () => {
       params: { name: 'execute_query', arguments: { connection_id: 'demo', sql: SLOW_SQL }, _meta: { progressToken: 's' } },
     });
     await bridge.next((message) => message.params?.progress === 0.3);
-    return queryProcesses()[0];
+    // The shared pool may hold idle processes too: the statement's is the busy one.
+    return eventually(() => busyQueryProcesses()[0], 'the slow query process');
   }
 
   it('forwards notifications/cancelled: the query process stops and no response is sent for the cancelled id', async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapabilityModules, Prompt, ResourceFamily } from '../../src/capabilities/types.js';
 import { expectModernSuccess, expectRpcError } from '../helpers/rpcAssertions.js';
 import { mcp, startTestApp, type TestApp } from '../helpers/testApp.js';
-import { READ_TOOLS } from '../helpers/catalogue.js';
+import { READ_ONLY_TOOLS, WRITE_TOOLS } from '../helpers/catalogue.js';
 
 /** Contract, "Cache hints" and "Pagination"; decisions.md, "Catalogue" (tools, resource lifetimes). */
 
@@ -40,6 +40,8 @@ describe('cache hints', () => {
     ['sluice://connections/demo/tables', 30_000],
     ['sluice://connections/demo/tables/books', 60_000],
     ['sluice://connections/demo/history', 5_000],
+    ['sluice://connections/demo/databases', 30_000],
+    ['sluice://connections/demo/schemas', 30_000],
   ])('resources/read %s: ttlMs %i, private', async (uri, ttlMs) => {
     const result = expectModernSuccess(await mcp(app, 'resources/read', { uri }));
     expect(hintOf(result)).toEqual({ ttlMs, cacheScope: 'private' });
@@ -159,23 +161,22 @@ describe('tools/list', () => {
   it('lists the catalogue’s tools minus confirm_destructive_operation (the anonymous principal lacks admin)', async () => {
     const result = expectModernSuccess(await mcp(app, 'tools/list'));
     const names = (result.tools as { name: string }[]).map((t) => t.name);
-    expect([...names].sort()).toEqual([...READ_TOOLS].sort());
+    expect([...names].sort()).toEqual([...READ_ONLY_TOOLS].sort());
     expect(names).not.toContain('confirm_destructive_operation');
     expect(result.nextCursor).toBeUndefined();
   });
 
-  it('every tool declares name, description, inputSchema, outputSchema and readOnlyHint/destructiveHint', async () => {
+  it('every tool declares its name, title, description, arguments and annotations, and no output schema (docs/catalogue.md has the shapes)', async () => {
     const result = expectModernSuccess(await mcp(app, 'tools/list'));
     for (const tool of result.tools as Record<string, any>[]) {
-      expect(typeof tool.name, tool.name).toBe('string');
+      expect(Object.keys(tool).sort(), tool.name).toEqual(['annotations', 'description', 'inputSchema', 'name', 'title']);
       expect(typeof tool.description, tool.name).toBe('string');
       expect(tool.inputSchema?.type, tool.name).toBe('object');
       expect(tool.inputSchema.properties, tool.name).toBeTypeOf('object');
-      expect(tool.outputSchema?.type, tool.name).toBe('object');
-      expect(typeof tool.annotations?.readOnlyHint, tool.name).toBe('boolean');
-      expect(typeof tool.annotations?.destructiveHint, tool.name).toBe('boolean');
-      expect(tool.annotations.destructiveHint, tool.name).toBe(false);
-      expect(tool.annotations.readOnlyHint, tool.name).toBe(tool.name !== 'execute_query');
+      // A read-only tool says so; one that may write says whether it destroys (MCP's defaults otherwise).
+      expect(tool.annotations, tool.name).toEqual(
+        ['execute_query', ...WRITE_TOOLS].includes(tool.name) ? { readOnlyHint: false, destructiveHint: false } : { readOnlyHint: true },
+      );
     }
   });
 });
@@ -206,6 +207,8 @@ describe('pagination', () => {
       `${base}/wide/schema`,
       `${base}/wide/tables`,
       `${base}/wide/history`,
+      `${base}/wide/databases`,
+      `${base}/wide/schemas`,
       ...tableNames.flatMap((t) => [`${base}/wide/tables/${t}`, `${base}/wide/tables/${t}/ddl`]),
     ];
   });

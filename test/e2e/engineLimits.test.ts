@@ -16,7 +16,7 @@ import {
   startTestApp,
   type TestApp,
 } from '../helpers/testApp.js';
-import { availableServers, createFixture, type EngineFixture, runningSleeps, type ServerEngine, slowSql } from '../helpers/engines.js';
+import { availableServers, busySessions, createFixture, type EngineFixture, runningSleeps, type ServerEngine, slowSql } from '../helpers/engines.js';
 
 /**
  * The limits of a statement on the database servers, end to end over HTTP with authentication on: its
@@ -29,14 +29,6 @@ const CANCELLED = -33002;
 const TIMEOUT = -33003;
 
 const servers = await availableServers();
-
-const BUSY_SQL: Record<ServerEngine, string> = {
-  postgres: `SELECT count(*)::int FROM pg_stat_activity
-             WHERE application_name = 'sluice' AND datname = current_database() AND pid <> pg_backend_pid()
-               AND state <> 'idle'`,
-  mysql: `SELECT count(*) FROM information_schema.PROCESSLIST
-          WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND COMMAND <> 'Sleep'`,
-};
 
 /** A read of five million rows, produced by the server itself. */
 const HUGE_SQL: Record<ServerEngine, string> = {
@@ -57,9 +49,8 @@ describe.each(servers)('statement limits on %s', (engine) => {
   const uncaught: unknown[] = [];
   const onUncaught = (error: unknown) => void uncaught.push(error);
 
-  const count = async (sql: string) => Number((await fixture.query(sql))[0]?.[0]);
   const running = () => runningSleeps(fixture, 30);
-  const busy = () => count(BUSY_SQL[engine]);
+  const busy = () => busySessions(fixture);
 
   /** Starts the slow statement as request `id` and resolves, once the server runs it, with its pending answer. */
   async function startSlow(id: string, callerHeaders: Record<string, string>): Promise<{ answer: Promise<RawResponse> }> {

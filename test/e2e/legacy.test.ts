@@ -12,6 +12,7 @@ import {
   openSession,
 } from '../helpers/legacyProtocol.js';
 import { expectRpcError, PACKAGE_VERSION } from '../helpers/rpcAssertions.js';
+import { resultText } from '../../src/capabilities/resultText.js';
 
 /**
  * The legacy era end to end, authentication on, tokens minted in the app's store. Contract: "Legacy
@@ -150,7 +151,7 @@ describe('legacy era: initialize, the session, its methods and its refusals', ()
       const result = expectLegacySuccess(await call('tools/call', { name: 'list_connections', arguments: {} }, 'lc'), 'lc');
       expect(result.isError).toBe(false);
       expect(result.content).toEqual([{ type: 'text', text: expect.any(String) }]);
-      expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+      expect(result.content[0].text).toBe(resultText(result.structuredContent));
       expect(result.structuredContent.connections).toContainEqual(expect.objectContaining({ id: 'demo', engine: 'sqlite' }));
     });
 

@@ -8,7 +8,7 @@ beforeAll(async () => {
 afterAll(() => app.dispose());
 
 describe('prompts', () => {
-  it('prompts/list gives the five prompts with their arguments', async () => {
+  it('prompts/list gives the eight prompts with their arguments', async () => {
     const res = await mcp(app, 'prompts/list');
     const prompts = res.json.result.prompts;
     expect(prompts.map((p: { name: string }) => p.name)).toEqual([
@@ -17,6 +17,9 @@ describe('prompts', () => {
       'question_to_sql',
       'review_query',
       'write_migration',
+      'data_quality_audit',
+      'propose_indexes',
+      'summarize_query_history',
     ]);
     expect(prompts[1].arguments).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'table', required: true })]),
@@ -111,7 +114,7 @@ describe('completion/complete', () => {
 
   it('completes fixed values of resource templates', async () => {
     const res = await complete(
-      { type: 'ref/resource', uri: 'sluice://connections/{connection_id}/history{?limit,search}' },
+      { type: 'ref/resource', uri: 'sluice://connections/{connection_id}/history{?limit,search,kind,outcome}' },
       'limit',
       '1',
     );

@@ -37,11 +37,11 @@ describe('query process hygiene', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('ends itself about a second past the statement’s deadline, though nobody kills it', async () => {
-    const child = fork(QUERY_PROCESS, [file, '5000'], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(QUERY_PROCESS, ['5000', '16'], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const replies: unknown[] = [];
     child.on('message', (reply) => replies.push(reply));
     const started = performance.now();
-    child.send({ id: 1, mode: 'read', sql: ENDLESS, params: [], maxRows: 10, maxBytes: 1_000_000, rowsAs: 'values', timeoutMs: 300 });
+    child.send({ id: 1, path: file, mode: 'read', sql: ENDLESS, params: [], maxRows: 10, maxBytes: 1_000_000, rowsAs: 'values', timeoutMs: 300 });
     const [, signal] = (await new Promise((resolve) => child.once('exit', (...args) => resolve(args)))) as [number | null, string | null];
     const elapsed = performance.now() - started;
     expect(signal).toBe('SIGKILL');
@@ -58,8 +58,8 @@ describe('query process hygiene', () => {
         '--input-type=module',
         '-e',
         `import { fork } from 'node:child_process';
-         const child = fork(${JSON.stringify(QUERY_PROCESS)}, [${JSON.stringify(file)}, '5000'], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
-         child.send({ id: 1, mode: 'read', sql: ${JSON.stringify(ENDLESS)}, params: [], maxRows: 10, maxBytes: 1000000, rowsAs: 'values', timeoutMs: 600000 });
+         const child = fork(${JSON.stringify(QUERY_PROCESS)}, ['5000', '16'], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
+         child.send({ id: 1, path: ${JSON.stringify(file)}, mode: 'read', sql: ${JSON.stringify(ENDLESS)}, params: [], maxRows: 10, maxBytes: 1000000, rowsAs: 'values', timeoutMs: 600000 });
          setTimeout(() => console.log(child.pid), 300);`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },

@@ -31,19 +31,23 @@ describe('resources', () => {
         'sluice://connections/demo/history',
         'sluice://connections/demo/tables/books',
         'sluice://connections/demo/tables/books/ddl',
+        'sluice://connections/demo/databases',
+        'sluice://connections/demo/schemas',
       ]),
     );
     for (const resource of res.json.result.resources) expect(resource.mimeType).toBe('application/json');
   });
 
-  it('resources/templates/list gives the five templates of decisions.md', async () => {
+  it('resources/templates/list gives the five templates of decisions.md, then databases and schemas', async () => {
     const res = await mcp(app, 'resources/templates/list');
     expect(res.json.result.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate)).toEqual([
       'sluice://connections/{connection_id}/schema',
       'sluice://connections/{connection_id}/tables{?schema}',
       'sluice://connections/{connection_id}/tables/{table}{?schema}',
       'sluice://connections/{connection_id}/tables/{table}/ddl{?schema}',
-      'sluice://connections/{connection_id}/history{?limit,search}',
+      'sluice://connections/{connection_id}/history{?limit,search,kind,outcome}',
+      'sluice://connections/{connection_id}/databases',
+      'sluice://connections/{connection_id}/schemas{?database}',
     ]);
   });
 
@@ -55,6 +59,8 @@ describe('resources', () => {
       ['sluice://connections/demo/tables/books', 60_000],
       ['sluice://connections/demo/tables/books/ddl?schema=main', 300_000],
       ['sluice://connections/demo/history?limit=5', 5_000],
+      ['sluice://connections/demo/databases', 30_000],
+      ['sluice://connections/demo/schemas', 30_000],
     ];
     for (const [uri, ttl] of expected) {
       const { ttlMs, cacheScope } = await read(uri);

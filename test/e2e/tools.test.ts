@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, mcp, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { resultText } from '../../src/capabilities/resultText.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -12,8 +13,8 @@ async function structured(name: string, args: Record<string, unknown>) {
   expect(res.status).toBe(200);
   expect(res.json.result.isError).toBe(false);
   expect(res.json.result.resultType).toBe('complete');
-  // Both renderings carry the same object.
-  expect(JSON.parse(res.json.result.content[0].text)).toEqual(res.json.result.structuredContent);
+  // The text is the compact rendering of the structured object.
+  expect(res.json.result.content[0].text).toBe(resultText(res.json.result.structuredContent));
   return res.json.result.structuredContent;
 }
 

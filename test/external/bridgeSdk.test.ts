@@ -8,7 +8,7 @@ import * as catalogue from '../helpers/catalogue.js';
 import { SLUICE_BIN } from '../helpers/cli.js';
 import { eventually } from '../helpers/polling.js';
 import { MODERN, scalar, startTestApp, type TestApp } from '../helpers/testApp.js';
-import { queryProcesses } from '../helpers/queryProcesses.js';
+import { busyQueryProcesses, queryProcesses } from '../helpers/queryProcesses.js';
 
 /**
  * The official SDK stdio clients driving `sluice bridge` against a real Sluice with authentication on
@@ -124,7 +124,7 @@ describe('@modelcontextprotocol/sdk 1.x over StdioClientTransport', () => {
       signal: abort.signal,
       onprogress: () => {},
     });
-    const running = await eventually(() => queryProcesses()[0], 'the slow query process');
+    const running = await eventually(() => busyQueryProcesses()[0], 'the slow query process');
     abort.abort('changed my mind');
     await expect(call).rejects.toThrow();
     await expect.poll(queryProcesses, { timeout: 2_000, interval: 50 }).not.toContain(running);

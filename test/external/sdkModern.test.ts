@@ -65,10 +65,10 @@ describe('the 2.x client, pinned to 2026-07-28', () => {
   it('lists the tools a readWrite token sees', async () => {
     const { tools, nextCursor } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(catalogue.READ_TOOLS);
-    // No admin scope: confirm_destructive_operation is filtered out. Every tool keeps both schemas, which
-    // the SDK compiles to validate structuredContent (it did, for the calls below).
+    // No admin scope: confirm_destructive_operation is filtered out. Every tool declares its arguments;
+    // output shapes stay out of the listing (fewest tokens: docs/design.md, "Capabilities").
     for (const tool of tools) {
-      expect([tool.name, tool.inputSchema.type, tool.outputSchema?.type]).toEqual([tool.name, 'object', 'object']);
+      expect([tool.name, tool.inputSchema.type, tool.outputSchema]).toEqual([tool.name, 'object', undefined]);
     }
     expect(nextCursor).toBeUndefined();
   });

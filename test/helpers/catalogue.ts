@@ -1,8 +1,12 @@
 import { expect } from 'vitest';
+import { resultText } from '../../src/capabilities/resultText.js';
 
 /** The tool catalogue (decisions.md): its names, and the answers every client sees of it on the demo database. */
 
-/** The tools of decisions.md's catalogue that only need `tools:read` (plus `tools:write` to write). */
+/**
+ * The tools a readWrite token sees, in tools/list order: every one but confirm_destructive_operation (which
+ * needs admin). They need `tools:read`, plus `tools:write` to write (WRITE_TOOLS always).
+ */
 export const READ_TOOLS = [
   'list_connections',
   'list_databases',
@@ -10,12 +14,31 @@ export const READ_TOOLS = [
   'list_tables',
   'describe_table',
   'get_table_ddl',
+  'list_indexes',
+  'list_foreign_keys',
+  'list_views',
+  'get_view_definition',
+  'list_routines',
+  'list_triggers',
   'search_schema',
   'execute_query',
   'explain_query',
+  'slow_queries',
+  'index_advice',
   'count_rows',
+  'table_statistics',
+  'database_statistics',
+  'database_health',
   'browse_table',
+  'export_data',
+  'insert_rows',
 ];
+
+/** The tools among READ_TOOLS that need `tools:write` whatever they are asked (they write a file or rows). */
+export const WRITE_TOOLS = ['export_data', 'insert_rows'];
+
+/** What a token without `tools:write` (readOnly, or anonymous with authentication off) sees. */
+export const READ_ONLY_TOOLS = READ_TOOLS.filter((name) => !WRITE_TOOLS.includes(name));
 
 export const ALL_TOOLS = [...READ_TOOLS, 'confirm_destructive_operation'];
 
@@ -46,7 +69,7 @@ export const LIST_CONNECTIONS = { name: 'list_connections', arguments: {} };
 export function expectListConnections(result: ToolResult): void {
   expect(result.isError).toBe(false);
   expect(result.structuredContent).toEqual({ connections: [DEMO_CONNECTION] });
-  expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ connections: [DEMO_CONNECTION] }) }]);
+  expect(result.content).toEqual([{ type: 'text', text: resultText({ connections: [DEMO_CONNECTION] }) }]);
 }
 
 /** `tools/call` of execute_query with a SELECT of the first three genres of demo. */

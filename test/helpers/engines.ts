@@ -209,6 +209,16 @@ export function slowSql(engine: ServerEngine, seconds: number): string {
   return engine === 'postgres' ? `SELECT pg_sleep(${seconds})` : `SELECT SLEEP(${seconds})`;
 }
 
+/** How many of Sluice's sessions are busy with a statement, as the server itself sees it, asked from the fixture's own session. */
+export async function busySessions(fixture: EngineFixture): Promise<number> {
+  const probe =
+    fixture.engine === 'postgres'
+      ? `SELECT count(*)::int FROM pg_stat_activity
+         WHERE application_name = 'sluice' AND datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`
+      : `SELECT count(*) FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND COMMAND <> 'Sleep'`;
+  return Number((await fixture.query(probe))[0]?.[0]);
+}
+
 /**
  * How many of Sluice's sessions run `slowSql(engine, seconds)`, as the server itself sees it, asked from
  * the fixture's own session (which the probe excludes). PostgreSQL shows a read as the cursor's

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { RawResponse } from './testApp.js';
+import { resultText } from '../../src/capabilities/resultText.js';
 
 /** Assertions on the JSON-RPC answers of the modern protocol: errors, successes, tool results. */
 
@@ -56,7 +57,7 @@ export function expectToolSuccess(res: RawResponse, id: unknown = 1): Record<str
   expect(result.isError).toBe(false);
   expect(result).not.toHaveProperty('ttlMs');
   expect(result).not.toHaveProperty('cacheScope');
-  expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+  expect(result.content).toEqual([{ type: 'text', text: resultText(result.structuredContent) }]);
   return result.structuredContent;
 }
 

@@ -1,33 +1,23 @@
-import { invalidParams } from '../../core/errors.js';
-import { useConnection, visibleConnections } from '../connectionArgs.js';
+import { useConnection } from '../connectionArgs.js';
+import { historyFilter } from '../historyFilter.js';
 import type { ResourceFamily } from '../types.js';
 import { RESOURCE_READ_TTL } from '../../core/contract.js';
-import { connectionUri, matchConnectionUri } from '../../protocol/resourceUri.js';
-import { JSON_MIME, jsonEntry } from './jsonEntry.js';
+import { matchConnectionUri } from '../../protocol/resourceUri.js';
+import { JSON_MIME } from './jsonEntry.js';
+import { perConnection } from './perConnection.js';
 
 export const historyResource: ResourceFamily = {
-  uriTemplate: 'sluice://connections/{connection_id}/history{?limit,search}',
+  uriTemplate: 'sluice://connections/{connection_id}/history{?limit,search,kind,outcome}',
   name: 'query-history',
   title: 'Query history',
-  description: 'Statements recently run through Sluice on a connection, newest first (kept in memory only).',
+  description:
+    'Statements recently run through Sluice on a connection, newest first (kept in memory only); search their text, filter by kind and outcome.',
   mimeType: JSON_MIME,
   ttlMs: RESOURCE_READ_TTL['query-history'],
-  match: (uri) => matchConnectionUri(uri, ['{connection_id}', 'history'], ['limit', 'search']),
-  async list(ctx) {
-    return visibleConnections(ctx).map((c) =>
-      jsonEntry(
-        connectionUri(c.id, 'history'),
-        `${c.id}-history`,
-        `${c.name}: history`,
-        `Recent statements on ${c.name}.`,
-      ),
-    );
-  },
-  async read({ connection_id, limit = '50', search }, ctx) {
+  match: (uri) => matchConnectionUri(uri, ['{connection_id}', 'history'], ['limit', 'search', 'kind', 'outcome']),
+  list: async (ctx) => perConnection(ctx, 'history', 'history', (name) => `Recent statements on ${name}.`),
+  async read({ connection_id, ...filter }, ctx) {
     const { connection } = useConnection(ctx, connection_id as string);
-    const count = Number(limit);
-    if (!Number.isInteger(count) || count < 1 || count > 200)
-      throw invalidParams('limit must be an integer from 1 to 200');
-    return { entries: ctx.history.recent(connection.id, count, search) };
+    return { entries: ctx.history.recent(connection.id, historyFilter(filter)) };
   },
 };

@@ -1,12 +1,6 @@
 import { type Filter, filterOps, type Sort } from '../../db/database.js';
 import { ToolError } from '../../core/errors.js';
-import {
-  connectionIdProperty,
-  describeOrFail,
-  schemaProperty,
-  tableProperty,
-  useConnection,
-} from '../connectionArgs.js';
+import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { maxBytesProperty, resultSetSchema, toResultSet } from '../resultSet.js';
@@ -15,6 +9,7 @@ import { RESULTS } from '../../core/contract.js';
 
 type Args = {
   connection_id: string;
+  database?: string;
   table: string;
   schema?: string;
   columns?: string[];
@@ -52,58 +47,52 @@ export const browseTable: Tool<Args> = {
   title: 'Browse a table',
   description:
     'Reads rows of a table or view with structured filters, sorting and paging; no SQL needed. Values are bound as parameters.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      connection_id: connectionIdProperty,
-      table: tableProperty,
-      schema: schemaProperty,
-      columns: {
-        type: 'array',
-        items: { type: 'string', minLength: 1 },
-        maxItems: 500,
-        description: 'Columns to return; all when absent.',
-      },
-      filters: {
-        type: 'array',
-        maxItems: 50,
-        description: 'Conditions joined with AND.',
-        items: {
-          type: 'object',
-          properties: {
-            column: { type: 'string', minLength: 1 },
-            op: { type: 'string', enum: filterOps },
-            value: { description: 'Compared value; an array for "in"; absent for is_null / is_not_null.' },
-          },
-          required: ['column', 'op'],
-          additionalProperties: false,
-        },
-      },
-      order_by: {
-        type: 'array',
-        maxItems: 20,
-        items: {
-          type: 'object',
-          properties: {
-            column: { type: 'string', minLength: 1 },
-            direction: { type: 'string', enum: ['asc', 'desc'] },
-          },
-          required: ['column'],
-          additionalProperties: false,
-        },
-      },
-      limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
-      offset: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
-      max_bytes: maxBytesProperty,
+  inputSchema: onConnection({
+    table: tableProperty,
+    schema: schemaProperty,
+    columns: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      maxItems: 500,
+      description: 'Columns to return; all when absent.',
     },
-    required: ['connection_id', 'table'],
-    additionalProperties: false,
-  },
+    filters: {
+      type: 'array',
+      maxItems: 50,
+      description: 'Conditions joined with AND.',
+      items: {
+        type: 'object',
+        properties: {
+          column: { type: 'string', minLength: 1 },
+          op: { type: 'string', enum: filterOps },
+          value: { description: 'Compared value; an array for "in"; absent for is_null / is_not_null.' },
+        },
+        required: ['column', 'op'],
+        additionalProperties: false,
+      },
+    },
+    order_by: {
+      type: 'array',
+      maxItems: 20,
+      items: {
+        type: 'object',
+        properties: {
+          column: { type: 'string', minLength: 1 },
+          direction: { type: 'string', enum: ['asc', 'desc'] },
+        },
+        required: ['column'],
+        additionalProperties: false,
+      },
+    },
+    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+    offset: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
+    max_bytes: maxBytesProperty,
+  }, ['table']),
   outputSchema: resultSetSchema,
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id);
+    const { db } = useConnection(ctx, args.connection_id, args.database);
     const table = await describeOrFail(db, args.schema, args.table, ctx.signal);
     const known = new Map(table.columns.map((c) => [c.name.toLowerCase(), c.name]));
     const column = (name: string) => {

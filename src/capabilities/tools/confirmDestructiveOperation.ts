@@ -1,37 +1,31 @@
 import { classifyStatement } from '../../db/classify.js';
 import { ToolError } from '../../core/errors.js';
-import { connectionIdProperty, useConnection } from '../connectionArgs.js';
+import { onConnection, useConnection } from '../connectionArgs.js';
 import { resultSetSchema } from '../resultSet.js';
 import { runStatement } from '../runStatement.js';
 import type { Tool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
-type Args = { connection_id: string; sql: string };
+type Args = { connection_id: string; database?: string; sql: string };
 
 export const confirmDestructiveOperation: Tool<Args> = {
   name: 'confirm_destructive_operation',
   title: 'Run a destructive statement',
   description:
     'The only way to run DROP, TRUNCATE or DELETE without WHERE. Needs the admin scope and the user’s explicit confirmation of the exact statement.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      connection_id: connectionIdProperty,
-      sql: {
-        type: 'string',
-        description: 'Exactly one destructive statement.',
-        minLength: 1,
-        maxLength: RESULTS.maxSqlBytes,
-      },
+  inputSchema: onConnection({
+    sql: {
+      type: 'string',
+      description: 'Exactly one destructive statement.',
+      minLength: 1,
+      maxLength: RESULTS.maxSqlBytes,
     },
-    required: ['connection_id', 'sql'],
-    additionalProperties: false,
-  },
+  }, ['sql']),
   outputSchema: resultSetSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   scopes: ['tools:write', 'admin'],
   async run(args, ctx) {
-    const { connection, db } = useConnection(ctx, args.connection_id);
+    const { connection, db } = useConnection(ctx, args.connection_id, args.database);
     const { kind, reason } = classifyStatement(args.sql, db.engine);
     if (kind !== 'destructive') {
       throw new ToolError('invalid_argument', `this is a ${kind} statement, not a destructive one: use execute_query`);

@@ -1,32 +1,19 @@
-import {
-  connectionIdProperty,
-  describeOrFail,
-  schemaProperty,
-  tableProperty,
-  useConnection,
-} from '../connectionArgs.js';
+import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
 
-type Args = { connection_id: string; table: string; schema?: string; exact?: boolean };
+type Args = { connection_id: string; database?: string; table: string; schema?: string; exact?: boolean };
 
 export const countRows: Tool<Args> = {
   name: 'count_rows',
   title: 'Count rows',
-  description:
-    'Counts the rows of a table or view. With exact false (the default) an engine statistic is used when one exists, which is fast but approximate; exact true always counts.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      connection_id: connectionIdProperty,
-      table: tableProperty,
-      schema: schemaProperty,
-      exact: { type: 'boolean', default: false },
-    },
-    required: ['connection_id', 'table'],
-    additionalProperties: false,
-  },
+  description: 'Counts a table’s or view’s rows; exact: false (the default) may use the engine’s fast estimate.',
+  inputSchema: onConnection({
+    table: tableProperty,
+    schema: schemaProperty,
+    exact: { type: 'boolean', default: false },
+  }, ['table']),
   outputSchema: {
     type: 'object',
     properties: {
@@ -40,7 +27,7 @@ export const countRows: Tool<Args> = {
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id);
+    const { db } = useConnection(ctx, args.connection_id, args.database);
     const table = await describeOrFail(db, args.schema, args.table, ctx.signal);
     const count = await db
       .countRows(table.schema, table.name, args.exact ?? false, ctx.signal)

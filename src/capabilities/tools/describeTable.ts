@@ -1,26 +1,15 @@
-import {
-  connectionIdProperty,
-  describeOrFail,
-  schemaProperty,
-  tableProperty,
-  useConnection,
-} from '../connectionArgs.js';
+import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
 
-type Args = { connection_id: string; table: string; schema?: string };
+type Args = { connection_id: string; database?: string; table: string; schema?: string };
 
 export const describeTable: Tool<Args> = {
   name: 'describe_table',
   title: 'Describe a table',
   description:
     'Columns (name, type, nullability, default), primary key, indexes and foreign keys of a table or view. Call it before writing SQL against the table.',
-  inputSchema: {
-    type: 'object',
-    properties: { connection_id: connectionIdProperty, table: tableProperty, schema: schemaProperty },
-    required: ['connection_id', 'table'],
-    additionalProperties: false,
-  },
+  inputSchema: onConnection({ table: tableProperty, schema: schemaProperty }, ['table']),
   outputSchema: {
     type: 'object',
     properties: {
@@ -49,7 +38,7 @@ export const describeTable: Tool<Args> = {
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id);
+    const { db } = useConnection(ctx, args.connection_id, args.database);
     return describeOrFail(db, args.schema, args.table, ctx.signal);
   },
 };

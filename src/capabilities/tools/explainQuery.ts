@@ -1,33 +1,24 @@
-import { classifyStatement } from '../../db/classify.js';
 import { ToolError } from '../../core/errors.js';
-import { connectionIdProperty, useConnection } from '../connectionArgs.js';
+import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
+import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
+import { explainableStatement } from '../explainable.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
-type Args = { connection_id: string; sql: string };
-
-const EXPLAINABLE = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE', 'INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'MERGE']);
+type Args = { connection_id: string; database?: string; sql: string; params?: unknown[]; analyze?: boolean; timeout_seconds?: number };
 
 export const explainQuery: Tool<Args> = {
   name: 'explain_query',
   title: 'Explain a query plan',
-  description: 'Shows how the database would run one statement (its query plan), without running it.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      connection_id: connectionIdProperty,
-      sql: {
-        type: 'string',
-        description: 'Exactly one SQL statement.',
-        minLength: 1,
-        maxLength: RESULTS.maxSqlBytes,
-      },
-    },
-    required: ['connection_id', 'sql'],
-    additionalProperties: false,
-  },
+  description: 'Shows the query plan of one statement. analyze: true runs a read-only statement (rolled back) and adds measured time and rows.',
+  inputSchema: onConnection({
+    sql: sqlProperty,
+    params: paramsProperty,
+    analyze: { type: 'boolean', default: false, description: 'PostgreSQL and MySQL/MariaDB only.' },
+    timeout_seconds: timeoutSecondsProperty,
+  }, ['sql']),
   outputSchema: {
     type: 'object',
     properties: {
@@ -35,26 +26,32 @@ export const explainQuery: Tool<Args> = {
       plan: { type: 'string', description: 'The plan as indented text.' },
       columns: { type: 'array', items: { type: 'object', properties: {} } },
       rows: { type: 'array', items: { type: 'array', items: {} } },
+      actual: { type: 'object', description: 'With analyze: execution_ms and rows, null where the engine does not report them.', properties: {} },
     },
     required: ['statement_kind', 'plan', 'columns', 'rows'],
   },
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id);
-    const { kind, verb } = classifyStatement(args.sql, db.engine);
-    // EXPLAIN and ANALYZE themselves are not explained: EXPLAIN ANALYZE would run the statement.
-    if (!EXPLAINABLE.has(verb)) {
-      throw new ToolError('invalid_argument', 'explain_query explains SELECT, WITH, VALUES, INSERT, UPDATE, DELETE, REPLACE and MERGE statements');
-    }
-    const result = await db.explain(args.sql, ctx.signal).catch((error: unknown) => {
+    checkSqlSize(args.sql);
+    const { db } = useConnection(ctx, args.connection_id, args.database);
+    const { kind } = explainableStatement('explain_query', args.sql, db.engine);
+    const analyze = args.analyze ?? false;
+    if (analyze && kind !== 'read') throw new ToolError('invalid_argument', 'analyze runs only read-only statements; explain a write without it');
+    const options = {
+      params: boundValues(args.params ?? [], db.engine),
+      analyze,
+      timeoutMs: (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000,
+      signal: ctx.signal,
+    };
+    const result = await db.explain(args.sql, options).catch((error: unknown) => {
       throw fromDriverError(error);
     });
     const plan = planText(
       result.columns.map((c) => c.name),
       result.rows,
     );
-    return { statement_kind: kind, plan, columns: result.columns, rows: result.rows };
+    return { statement_kind: kind, plan, columns: result.columns, rows: result.rows, ...(result.actual ? { actual: result.actual } : {}) };
   },
 };
 

@@ -1,20 +1,15 @@
 import { ToolError } from '../../core/errors.js';
-import { connectionIdProperty, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
+import { onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
 
-type Args = { connection_id: string; table: string; schema?: string };
+type Args = { connection_id: string; database?: string; table: string; schema?: string };
 
 export const getTableDdl: Tool<Args> = {
   name: 'get_table_ddl',
   title: 'Get table DDL',
   description: 'The CREATE statements of a table or view, with its indexes and triggers.',
-  inputSchema: {
-    type: 'object',
-    properties: { connection_id: connectionIdProperty, table: tableProperty, schema: schemaProperty },
-    required: ['connection_id', 'table'],
-    additionalProperties: false,
-  },
+  inputSchema: onConnection({ table: tableProperty, schema: schemaProperty }, ['table']),
   outputSchema: {
     type: 'object',
     properties: { schema: { type: 'string' }, table: { type: 'string' }, ddl: { type: 'string' } },
@@ -23,7 +18,7 @@ export const getTableDdl: Tool<Args> = {
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id);
+    const { db } = useConnection(ctx, args.connection_id, args.database);
     const schema = args.schema ?? db.defaultSchema();
     const ddl = await db.tableDdl(schema, args.table, ctx.signal);
     if (ddl === undefined)

@@ -1,19 +1,14 @@
-import { connectionIdProperty, useConnection } from '../connectionArgs.js';
+import { onConnection, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
 
-type Args = { connection_id: string };
+type Args = { connection_id: string; database?: string };
 
 export const listSchemas: Tool<Args> = {
   name: 'list_schemas',
   title: 'List schemas',
   description: 'Lists the schemas of a connection (on SQLite, main and any attached databases; on MySQL, its databases).',
-  inputSchema: {
-    type: 'object',
-    properties: { connection_id: connectionIdProperty },
-    required: ['connection_id'],
-    additionalProperties: false,
-  },
+  inputSchema: onConnection({}),
   outputSchema: {
     type: 'object',
     properties: { schemas: { type: 'array', items: { type: 'string' } }, default_schema: { type: 'string' } },
@@ -22,7 +17,7 @@ export const listSchemas: Tool<Args> = {
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id);
+    const { db } = useConnection(ctx, args.connection_id, args.database);
     return { schemas: await db.listSchemas(ctx.signal), default_schema: db.defaultSchema() };
   },
 };

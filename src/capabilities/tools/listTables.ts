@@ -1,19 +1,14 @@
-import { connectionIdProperty, schemaProperty, useConnection } from '../connectionArgs.js';
+import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
 
-type Args = { connection_id: string; schema?: string };
+type Args = { connection_id: string; database?: string; schema?: string };
 
 export const listTables: Tool<Args> = {
   name: 'list_tables',
   title: 'List tables and views',
   description: 'Lists the tables and views of a connection, in one schema or in all of them.',
-  inputSchema: {
-    type: 'object',
-    properties: { connection_id: connectionIdProperty, schema: schemaProperty },
-    required: ['connection_id'],
-    additionalProperties: false,
-  },
+  inputSchema: onConnection({ schema: schemaProperty }),
   outputSchema: {
     type: 'object',
     properties: {
@@ -35,7 +30,7 @@ export const listTables: Tool<Args> = {
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id);
+    const { db } = useConnection(ctx, args.connection_id, args.database);
     return { tables: await db.listTables(args.schema, ctx.signal) };
   },
 };

@@ -1,8 +1,8 @@
-import { connectionIdProperty, schemaProperty, useConnection } from '../connectionArgs.js';
+import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
 
-type Args = { connection_id: string; query: string; schema?: string; max_results?: number };
+type Args = { connection_id: string; database?: string; query: string; schema?: string; max_results?: number };
 type Match = {
   kind: 'table' | 'view' | 'column' | 'index';
   schema: string;
@@ -16,22 +16,16 @@ export const searchSchema: Tool<Args> = {
   title: 'Search the schema',
   description:
     'Finds tables, views, columns and indexes whose name contains the query (case-insensitive). Use it to find where a concept lives before describing tables.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      connection_id: connectionIdProperty,
-      query: {
-        type: 'string',
-        description: 'Part of a name, e.g. "cust" or "email".',
-        minLength: 1,
-        maxLength: 256,
-      },
-      schema: schemaProperty,
-      max_results: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+  inputSchema: onConnection({
+    query: {
+      type: 'string',
+      description: 'Part of a name, e.g. "cust" or "email".',
+      minLength: 1,
+      maxLength: 256,
     },
-    required: ['connection_id', 'query'],
-    additionalProperties: false,
-  },
+    schema: schemaProperty,
+    max_results: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+  }, ['query']),
   outputSchema: {
     type: 'object',
     properties: {
@@ -43,7 +37,7 @@ export const searchSchema: Tool<Args> = {
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id);
+    const { db } = useConnection(ctx, args.connection_id, args.database);
     const needle = args.query.toLowerCase();
     const limit = args.max_results ?? 100;
     const hits = (name: string) => name.toLowerCase().includes(needle);

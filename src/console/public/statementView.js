@@ -28,6 +28,9 @@ export function statementLines(statement) {
   return { nodes, count: lines.length, escapes };
 }
 
+/** A value in a table cell: a string in quotes (so its spaces show), anything else as JSON writes it. */
+const valueNodes = (value) => h('code', {}, typeof value === 'string' ? ['"', ...visibleNodes(value), '"'] : visibleNodes(JSON.stringify(value)));
+
 /** The bound values: placeholder, type and value (a string in quotes, so its spaces show). */
 export function paramsTable(engine, params) {
   if (params.length === 0) return h('p', { class: 'muted', 'data-params': 'none' }, 'No bound values.');
@@ -44,9 +47,33 @@ export function paramsTable(engine, params) {
           { 'data-param': i + 1 },
           h('th', { scope: 'row' }, h('code', {}, placeholderOf(engine, i))),
           h('td', { 'data-type': '' }, valueType(value)),
-          h('td', { 'data-value': '' }, h('code', {}, typeof value === 'string' ? ['"', ...visibleNodes(value), '"'] : visibleNodes(JSON.stringify(value)))),
+          h('td', { 'data-value': '' }, valueNodes(value)),
         ),
       ),
     ),
   );
 }
+
+/** The rows an insert would add: columns × rows, the first ones shown, then how many more there are. */
+export function rowsTable(preview) {
+  const more = preview.total - preview.shown.length;
+  return [
+    h(
+      'table',
+      { class: 'params', 'data-rows': '' },
+      h('thead', {}, h('tr', {}, preview.columns.map((name) => h('th', { scope: 'col' }, visibleNodes(name))))),
+      h('tbody', {}, preview.shown.map((row, i) => h('tr', { 'data-row': i + 1 }, row.map((value) => h('td', {}, valueNodes(value)))))),
+    ),
+    ...(more > 0 ? [h('p', { class: 'muted', 'data-rows-more': more }, `and ${more} more ${more === 1 ? 'row' : 'rows'}`)] : []),
+  ];
+}
+
+/** Where an export writes: a new file, or one it replaces (marked), in the format named; the path's invisible characters shown. */
+export const destinationNodes = (destination) => {
+  const format = String(destination.format).toUpperCase();
+  return [
+    destination.replaces ? `${format}, replacing the file ` : `a new ${format} file `,
+    h('code', { 'data-destination-path': '' }, visibleNodes(destination.path)),
+    ...(destination.replaces ? [' ', h('span', { class: 'tag tag-warn', 'data-replaces': '' }, 'replaces')] : []),
+  ];
+};

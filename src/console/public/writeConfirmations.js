@@ -9,7 +9,7 @@ import { effectText } from './core/statementText.js';
 import { appNow } from './shared/clock.js';
 import { $, $$, h, uid } from './shared/dom.js';
 import { state } from './state.js';
-import { engineName, paramsTable, statementLines, visibleNodes } from './statementView.js';
+import { destinationNodes, engineName, paramsTable, rowsTable, statementLines, visibleNodes } from './statementView.js';
 import { LEVEL_LABELS, labelOf } from './words.js';
 
 export function renderDialogs() {
@@ -38,11 +38,13 @@ function createDialogCard(dialog) {
       meta('Tool', 'tool'),
       meta('Classification', 'classification'),
       meta('Rows it would change', 'effect'),
+      meta('Writes to', 'destination'),
       meta('Asked at', 'asked-at'),
     ),
-    h('p', { class: 'statement-label', id: `${id}-statement` }, 'Full statement'),
+    h('p', { class: 'statement-label', id: `${id}-statement`, 'data-statement-label': '' }, 'Full statement'),
     h('p', { class: 'statement-note', 'data-escapes-note': '', hidden: true }),
     h('pre', { class: 'statement', tabindex: '0', role: 'region', 'aria-labelledby': `${id}-statement`, 'data-statement': '' }),
+    h('div', { 'data-rows-box': '', hidden: true }, h('p', { class: 'statement-label', 'data-rows-label': '' }), h('div', { 'data-rows-table': '' })),
     h('p', { class: 'statement-label' }, 'Bound values'),
     h('div', { 'data-params-box': '' }),
     h('div', { class: 'error', role: 'alert', 'data-error': '' }),
@@ -81,15 +83,28 @@ function drawStatement(card, dialog) {
   const effect = $('[data-effect]', card);
   effect.replaceChildren(dialog.effect ? effectText(dialog.effect) : '');
   effect.previousElementSibling.hidden = effect.hidden = !dialog.effect;
+  const destination = $('[data-destination]', card);
+  destination.replaceChildren(...(dialog.destination ? destinationNodes(dialog.destination) : []));
+  destination.previousElementSibling.hidden = destination.hidden = !dialog.destination;
+  const rowsBox = $('[data-rows-box]', card);
+  rowsBox.hidden = !dialog.rows;
+  if (dialog.rows) {
+    $('[data-rows-label]', card).replaceChildren('Rows to insert into ', ...visibleNodes(dialog.rows.table), ` (${dialog.rows.total})`);
+    $('[data-rows-table]', card).replaceChildren(...rowsTable(dialog.rows));
+  }
 
   const { nodes, count, escapes } = statementLines(dialog.statement ?? '');
   $('[data-statement]', card).replaceChildren(...nodes);
   const characters = [...(dialog.statement ?? '')].length;
-  $('.statement-label', card).textContent = `Full statement (${count} ${count === 1 ? 'line' : 'lines'}, ${characters} ${characters === 1 ? 'character' : 'characters'}, nothing left out)`;
+  $('[data-statement-label]', card).textContent = `Full statement (${count} ${count === 1 ? 'line' : 'lines'}, ${characters} ${characters === 1 ? 'character' : 'characters'}, nothing left out)`;
   const note = $('[data-escapes-note]', card);
   note.hidden = escapes === 0;
   note.textContent = `It contains ${escapes} invisible or control ${escapes === 1 ? 'character' : 'characters'}, each shown as ⟨U+code⟩ and marked.`;
-  $('[data-params-box]', card).replaceChildren(paramsTable(dialog.engine, dialog.params ?? []));
+  $('[data-params-box]', card).replaceChildren(
+    dialog.rows
+      ? h('p', { class: 'muted', 'data-params': 'rows' }, 'The cells of the rows above, row by row.')
+      : paramsTable(dialog.engine, dialog.params ?? []),
+  );
 }
 
 function updateDialogCard(card, dialog) {

@@ -56,3 +56,29 @@ export function numberedLines(statement) {
   const width = String(lines.length).length;
   return lines.map((pieces, i) => `${String(i + 1).padStart(width)} | ${pieces.map((p) => p.text).join('')}`);
 }
+
+/**
+ * Rows a write would add, as a text table (a header of column names, then one line per row shown, cells
+ * as `valueText` writes them, padded into columns), and `and N more rows` when not all are shown.
+ * @param {{ columns: string[], shown: unknown[][], total: number }} preview
+ * @returns {string[]}
+ */
+export function rowsTableLines(preview) {
+  const header = preview.columns.map((name) => visibleText(name));
+  const cells = preview.shown.map((row) => row.map(valueText));
+  const widths = header.map((name, i) => Math.max([...name].length, ...cells.map((row) => [...(row[i] ?? '')].length)));
+  const line = (/** @type {string[]} */ row) => row.map((cell, i) => cell + ' '.repeat((widths[i] ?? 0) - [...cell].length)).join(' | ').trimEnd();
+  const more = preview.total - preview.shown.length;
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('-+-'), ...cells.map(line), ...(more > 0 ? [`and ${more} more ${more === 1 ? 'row' : 'rows'}`] : [])];
+}
+
+/**
+ * Where an export writes, in words: `a new CSV file /path`, or `CSV, replacing the file /path`.
+ * @param {{ path: string, format: string, replaces: boolean }} destination
+ * @returns {string}
+ */
+export function destinationText(destination) {
+  const format = destination.format.toUpperCase();
+  const path = visibleText(destination.path);
+  return destination.replaces ? `${format}, replacing the file ${path}` : `a new ${format} file ${path}`;
+}

@@ -1,12 +1,12 @@
-import type { SqlDialect } from '../browseSql.js';
 import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
 import { ServerDatabase } from '../serverDatabase.js';
 import type { DuckdbTarget } from './duckdbSessions.js';
 import type { AppClock } from '../../core/clock.js';
+import { SQL_DIALECTS } from '../sqlDialects.js';
 
-const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
-const dialect: SqlDialect = { quoteIdent, placeholder: (n) => `$${n}` };
+const dialect = SQL_DIALECTS.duckdb;
+const { quoteIdent } = dialect;
 const HERE = 'database_name = current_database() AND NOT internal';
 const RELATIONS = `SELECT schema_name, table_name AS name, 'table' AS type, sql FROM duckdb_tables() WHERE ${HERE}
   UNION ALL SELECT schema_name, view_name, 'view', sql FROM duckdb_views() WHERE ${HERE}`;

@@ -1,14 +1,15 @@
-import type { SqlDialect } from '../browseSql.js';
 import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type { ServerAddress } from '../connectionUrl.js';
-import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
+import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
+import { mysqlAnalyzer } from './mysqlQueryPerformance.js';
 import { ServerDatabase } from '../serverDatabase.js';
 import type { SshTunnel } from '../sshTunnel.js';
 import { sessionsThrough } from '../tunneledSessions.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
+import { SQL_DIALECTS } from '../sqlDialects.js';
 
-const quoteIdent = (name: string) => `\`${name.replaceAll('`', '``')}\``;
-const dialect: SqlDialect = { quoteIdent, placeholder: () => '?' };
+const dialect = SQL_DIALECTS.mysql;
+const { quoteIdent } = dialect;
 const SYSTEM_SCHEMAS = "('information_schema', 'performance_schema', 'mysql', 'sys')";
 
 type Relation = { schema: string; name: string; type: TableKind };
@@ -33,6 +34,15 @@ export class MysqlDatabase extends ServerDatabase {
 
   defaultSchema(): string {
     return this.#database;
+  }
+
+  /** With `analyze`: the server's own analysis (mysqlAnalyzer) in the read session's read-only transaction, rolled back. */
+  override async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
+    if (!options.analyze) return super.explain(sql, options);
+    const [[version] = []] = await this.rows('SELECT VERSION()', [], options.signal);
+    const analyzer = mysqlAnalyzer(String(version));
+    const result = await this.plan(`${analyzer.prefix} ${sql}`, options);
+    return { ...result, actual: analyzer.actual(result.rows) };
   }
 
   async listDatabases(signal: AbortSignal): Promise<string[]> {

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import mysql from 'mysql2';
 import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import { redact } from '../redact.js';
@@ -6,7 +7,7 @@ import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { RowBudget } from '../resultBudget.js';
-import { cancellable, toWireValue } from '../serverValues.js';
+import { cancellable, wireValues } from '../serverValues.js';
 import { DATABASES } from '../../core/contract.js';
 import type { AppClock } from '../../core/clock.js';
 import { mysqlSsl } from '../tlsSettings.js';
@@ -21,7 +22,14 @@ const UNSUPPORTED_PREPARE = 1295;
 
 type MysqlError = Error & { code?: string; errno?: number; fatal?: boolean };
 type Field = { name: string; columnType?: number; type?: number };
-type Stop = 'truncated' | 'timedOut' | 'cancelled' | undefined;
+type StopReason = 'truncated' | 'timedOut' | 'cancelled' | undefined;
+/** How a running statement is stopped: killed on the server (its error then ends it), or abandoned at once. */
+type Stop = {
+  reason: StopReason;
+  kill(reason: StopReason): void;
+  /** Drops the session's socket where it stands and kills the statement; resolves once the KILL was answered. */
+  abandon(): Promise<void>;
+};
 
 /**
  * The two pools of one MySQL or MariaDB connection. Before each read the session is made read only
@@ -29,8 +37,9 @@ type Stop = 'truncated' | 'timedOut' | 'cancelled' | undefined;
  * statement that commits implicitly (DDL) ends that transaction, and only the session default still
  * stops it. Writes, once consented, use the other pool. The engine's statement limit is set before each
  * statement (`max_statement_time` on MariaDB, `max_execution_time` on MySQL); a cancelled or over-long
- * statement, or a read past its row cap, is stopped with `KILL QUERY` from a connection of its own, and
- * its session is discarded.
+ * statement is stopped with `KILL QUERY` from a connection of its own, and its session is discarded. A
+ * read past its row cap or byte budget is abandoned: its socket is dropped at once, so no further row
+ * is read, and the statement is killed.
  */
 export class MysqlSessions implements ServerSessions {
   readonly #config: mysql.ConnectionOptions;
@@ -62,14 +71,14 @@ export class MysqlSessions implements ServerSessions {
   }
 
   /**
-   * Prepares the statement on a read session (the binary protocol's prepare runs nothing) and closes
-   * it. A statement the server cannot prepare at all (`ER_UNSUPPORTED_PS`) passes: it is checked when
-   * it runs.
+   * Prepares the statement on a write session (the binary protocol's prepare runs nothing) and closes
+   * it: MariaDB refuses even to prepare a write on a read session, whose `tx_read_only` is set. A
+   * statement the server cannot prepare at all (`ER_UNSUPPORTED_PS`) passes: it is checked when it runs.
    */
   async check(sql: string, signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
     const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
-      this.#reads.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
+      this.#writes.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
     );
     try {
       await new Promise<void>((resolve, reject) =>
@@ -113,17 +122,25 @@ export class MysqlSessions implements ServerSessions {
   async #session(
     pool: mysql.Pool,
     options: StatementOptions,
-    work: (connection: mysql.PoolConnection, stop: { reason: Stop; kill(reason: Stop): void }) => Promise<ResultSet>,
+    work: (connection: mysql.PoolConnection, stop: Stop) => Promise<ResultSet>,
   ): Promise<ResultSet> {
     options.signal.throwIfAborted();
     const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
       pool.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
     );
-    const stop = {
-      reason: undefined as Stop,
-      kill: (reason: Stop) => {
+    const stop: Stop = {
+      reason: undefined,
+      kill: (reason) => {
         stop.reason ??= reason;
         void this.#killQuery(connection.threadId).catch(() => {});
+      },
+      abandon: () => {
+        stop.reason ??= 'truncated';
+        // Out of the pool and marked closing first, so the dropped socket is no error; a session left
+        // mid-result could not serve another statement, and draining it would read every row.
+        connection.destroy();
+        (connection as unknown as { stream: Socket }).stream.destroy();
+        return this.#killQuery(connection.threadId).catch(() => {});
       },
     };
     const timer = this.#clock.setTimeout(() => stop.kill('timedOut'), options.timeoutMs + DATABASES.deadlineGraceMs);
@@ -146,14 +163,12 @@ export class MysqlSessions implements ServerSessions {
     }
   }
 
-  /** Runs the statement, keeping at most `maxRows` rows; a read that has more is stopped on the server. */
-  #collect(
-    connection: mysql.PoolConnection,
-    sql: string,
-    options: StatementOptions,
-    stop: { reason: Stop; kill(reason: Stop): void },
-    capOnServer: boolean,
-  ): Promise<ResultSet> {
+  /**
+   * Streams the statement's rows, keeping at most `maxRows` within the byte budget. A read stops reading
+   * at row `maxRows + 1` or the first row past the budget and abandons the statement; a write reads on,
+   * keeping nothing more, to its end and its count of affected rows.
+   */
+  #collect(connection: mysql.PoolConnection, sql: string, options: StatementOptions, stop: Stop, stopEarly: boolean): Promise<ResultSet> {
     return new Promise((resolve, reject) => {
       let fields: Field[] = [];
       const rows: unknown[][] = [];
@@ -172,11 +187,14 @@ export class MysqlSessions implements ServerSessions {
           return;
         }
         if (truncatedBy) return;
-        const values = rows.length < options.maxRows ? row.map(toWireValue) : undefined;
+        const values = rows.length < options.maxRows ? wireValues(row) : undefined;
         if (values && budget.take(values)) rows.push(values);
         else {
           truncatedBy = values ? 'max_bytes' : 'max_rows';
-          if (capOnServer) stop.kill('truncated');
+          if (stopEarly) {
+            settle();
+            void stop.abandon().then(finish);
+          }
         }
       });
       // A connection lost mid-statement reports to the connection, not to the statement.
@@ -189,8 +207,7 @@ export class MysqlSessions implements ServerSessions {
       };
       command.on('error', (error: MysqlError) => {
         settle();
-        if (stop.reason === 'truncated' && error.errno === INTERRUPTED) finish();
-        else reject(error);
+        reject(error);
       });
       command.on('end', () => {
         settle();
@@ -250,7 +267,7 @@ export class MysqlSessions implements ServerSessions {
     if (error.code === 'ETIMEDOUT') {
       return new DriverFailure('timeout', `the MySQL server did not answer within ${DATABASES.connectTimeoutMs / 1000} s`, this.#secrets);
     }
-    return new DriverFailure('not_connected', `cannot reach the MySQL server: ${error.message}`, this.#secrets);
+    return new DriverFailure('not_connected', `cannot reach the MySQL server: ${error.message}`, this.#secrets, error.errno === undefined ? undefined : String(error.errno));
   }
 
   #failure(error: MysqlError): Error {

@@ -1,13 +1,14 @@
-import type { SqlDialect } from '../browseSql.js';
 import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import type { ServerAddress } from '../connectionUrl.js';
-import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
+import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
+import { postgresActuals } from './postgresQueryPerformance.js';
 import { ServerDatabase } from '../serverDatabase.js';
 import type { SshTunnel } from '../sshTunnel.js';
 import { sessionsThrough } from '../tunneledSessions.js';
+import { SQL_DIALECTS } from '../sqlDialects.js';
 
-const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
-const dialect: SqlDialect = { quoteIdent, placeholder: (n) => `$${n}` };
+const dialect = SQL_DIALECTS.postgres;
+const { quoteIdent } = dialect;
 const RELATION_KINDS = "('r', 'p', 'v', 'm', 'f')";
 const USER_SCHEMAS = "n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'";
 
@@ -31,6 +32,13 @@ export class PostgresDatabase extends ServerDatabase {
 
   defaultSchema(): string {
     return 'public';
+  }
+
+  /** With `analyze`: EXPLAIN (ANALYZE, BUFFERS) in the read session's read-only transaction, rolled back. */
+  override async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
+    if (!options.analyze) return super.explain(sql, options);
+    const result = await this.plan(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, options);
+    return { ...result, actual: postgresActuals(result.rows) };
   }
 
   async listDatabases(signal: AbortSignal): Promise<string[]> {

@@ -5,7 +5,7 @@ import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
-import { cancellable, int64, toWireValue } from '../serverValues.js';
+import { cancellable, int64, wireValues } from '../serverValues.js';
 import { tokenize } from '../sqlTokens.js';
 import { RowBudget } from '../resultBudget.js';
 import { assertParses } from './postgresParser.js';
@@ -80,9 +80,11 @@ export class PostgresSessions implements ServerSessions {
   }
 
   /**
-   * One read. A cursor fetches the rows in growing batches until `maxRows` or the byte budget is
-   * reached, so a huge result is never pulled whole; the session's guard drops rows past the budget
-   * before the driver holds them.
+   * One read. A cursor fetches the rows in growing batches until `maxRows` + 1 or the byte budget is
+   * reached, so a huge result is never pulled whole and the server computes little more than is shown;
+   * the session's guard drops rows past the budget or the count before the driver holds them. Each
+   * FETCH is a statement with its own `statement_timeout`: a read whose batches together pass its
+   * timeout is ended before the next one. The ROLLBACK closes the cursor.
    */
   read(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#session(this.#reads, options, async (client) => {
@@ -91,9 +93,11 @@ export class PostgresSessions implements ServerSessions {
       const verb = tokenize(sql, 'postgres')[0]?.text ?? '';
       const rows = new BudgetedRows(options);
       if (CURSOR_VERBS.has(verb)) {
+        const started = performance.now();
         await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
         for (let batch = FIRST_BATCH; !rows.done; batch = Math.min(batch * 4, LARGEST_BATCH)) {
-          const want = Math.min(batch, options.maxRows + 1 - rows.count);
+          if (batch > FIRST_BATCH && performance.now() - started >= options.timeoutMs) throw statementTimeout();
+          const want = Math.min(batch, rows.rowsLeft);
           const result = await guarded(client, rows, () =>
             client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }),
           );
@@ -180,15 +184,13 @@ export class PostgresSessions implements ServerSessions {
     if (/timeout/i.test(error.message)) {
       return new DriverFailure('timeout', `the PostgreSQL server did not answer within ${DATABASES.connectTimeoutMs / 1000} s`, this.#secrets);
     }
-    return new DriverFailure('not_connected', `cannot reach the PostgreSQL server: ${error.message}`, this.#secrets);
+    return new DriverFailure('not_connected', `cannot reach the PostgreSQL server: ${error.message}`, this.#secrets, error.code);
   }
 
   #failure(error: PgError): Error {
     if (error instanceof ProtocolError || error instanceof DriverFailure) return error;
     const { code = '' } = error;
-    if (code === '57014' && /statement timeout/.test(error.message)) {
-      return new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
-    }
+    if (code === '57014' && /statement timeout/.test(error.message)) return statementTimeout();
     if (code === '25006') return new DriverFailure('not_read_only', error.message, this.#secrets, code);
     // Lost sessions (no SQLSTATE), server shutdown (57P0x) and connection exceptions (08xxx).
     if (code === '' || code.startsWith('57P') || code.startsWith('08')) {
@@ -197,6 +199,9 @@ export class PostgresSessions implements ServerSessions {
     return new DriverFailure('query_failed', error.message, this.#secrets, code || undefined);
   }
 }
+
+const statementTimeout = () =>
+  new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
 
 /** Rows kept against `maxRows` and the byte budget, batch by batch. */
 class BudgetedRows {
@@ -211,8 +216,9 @@ class BudgetedRows {
     this.#budget = new RowBudget(options.maxBytes, options.cellBytes);
   }
 
-  get count(): number {
-    return this.#rows.length;
+  /** Rows still worth reading: up to `maxRows`, and one more to know that there were more. */
+  get rowsLeft(): number {
+    return this.#options.maxRows + 1 - this.#rows.length;
   }
 
   get done(): boolean {
@@ -233,7 +239,7 @@ class BudgetedRows {
       if (this.done) return;
       if (this.#rows.length === this.#options.maxRows) this.#truncatedBy = 'max_rows';
       else {
-        const values = row.map(toWireValue);
+        const values = wireValues(row);
         if (this.#budget.take(values)) this.#rows.push(values);
         else this.#truncatedBy = 'max_bytes';
       }
@@ -253,10 +259,14 @@ class BudgetedRows {
   }
 }
 
-/** Runs one query with the session's guard armed for what `rows` can still take, and keeps its rows. */
+/**
+ * Runs one query with the session's guard armed for what `rows` can still take, and keeps its rows:
+ * a statement without a cursor (a write's RETURNING, SHOW) still runs to its end, but what it sends
+ * past `maxRows` + 1 rows or the budget is dropped on the socket.
+ */
 async function guarded(client: pg.PoolClient, rows: BudgetedRows, query: () => Promise<pg.QueryArrayResult>) {
   const guard = guardOf(client);
-  guard.arm(rows.allowance, rows.empty);
+  guard.arm(rows.allowance, rows.empty, rows.rowsLeft);
   try {
     const result = await query();
     rows.add(result.rows ?? [], guard.dropped);

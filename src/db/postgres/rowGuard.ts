@@ -8,8 +8,8 @@ const DATA_ROW = 0x44; // 'D'
  * The filter on a PostgreSQL session's socket, dropping rows before `pg` sees them. `pg` buffers each protocol
  * message whole, so one `SELECT repeat('x', 100000000)` would put hundreds of megabytes into this
  * process before any budget could look at it. While armed with an allowance, the guard passes DataRow
- * messages until their bytes would pass it, and drops the rest as they stream by — never held, never
- * parsed — counting them in `dropped`; a row over 32 MB is always dropped. Dropping whole messages keeps
+ * messages until their bytes or their number would pass it, and drops the rest as they stream by — never
+ * held, never parsed — counting them in `dropped`; a row over 32 MB is always dropped. Dropping whole messages keeps
  * the protocol intact: `pg` only sees fewer rows.
  */
 export class RowGuard {
@@ -19,21 +19,24 @@ export class RowGuard {
   #pass = 0;
   #skip = 0;
   #allowance = Number.POSITIVE_INFINITY;
+  #rowsLeft = Number.POSITIVE_INFINITY;
   #firstRowFree = false;
   dropped = 0;
 
   /**
-   * Until `disarm`, DataRows may take `bytes` in all; with `firstRowFree`, the first row passes whatever
-   * its size (up to the row limit), so a result is never empty only because of one wide row.
+   * Until `disarm`, DataRows may take `bytes` in all and be `rows` at most; with `firstRowFree`, the first
+   * row passes whatever its size (up to the row limit), so a result is never empty only because of one wide row.
    */
-  arm(bytes: number, firstRowFree: boolean): void {
+  arm(bytes: number, firstRowFree: boolean, rows = Number.POSITIVE_INFINITY): void {
     this.#allowance = bytes;
+    this.#rowsLeft = rows;
     this.#firstRowFree = firstRowFree;
     this.dropped = 0;
   }
 
   disarm(): void {
     this.#allowance = Number.POSITIVE_INFINITY;
+    this.#rowsLeft = Number.POSITIVE_INFINITY;
     this.#firstRowFree = false;
   }
 
@@ -70,11 +73,12 @@ export class RowGuard {
   }
 
   #admits(length: number): boolean {
-    if (length > RESULTS.maxPostgresRowBytes) return false;
+    if (length > RESULTS.maxPostgresRowBytes || this.#rowsLeft <= 0) return false;
     const free = this.#firstRowFree;
     this.#firstRowFree = false;
     if (!free && (this.dropped > 0 || length > this.#allowance)) return false;
     this.#allowance -= length;
+    this.#rowsLeft -= 1;
     return true;
   }
 }
@@ -86,8 +90,8 @@ export type Guard = Pick<RowGuard, 'arm' | 'disarm' | 'dropped'>;
 export class GuardedSocket extends Socket implements Guard {
   readonly #guard = new RowGuard();
 
-  arm(bytes: number, firstRowFree: boolean): void {
-    this.#guard.arm(bytes, firstRowFree);
+  arm(bytes: number, firstRowFree: boolean, rows?: number): void {
+    this.#guard.arm(bytes, firstRowFree, rows);
   }
 
   disarm(): void {

@@ -1,11 +1,11 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import PQueue from 'p-queue';
 import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import { JsonRows, type ResultSet, type Rows } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import { DATABASES } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
+import type { SqlitePoolSettings } from './poolSettings.js';
 
 export type SqliteStatement = {
   /** `check` prepares the statement and runs nothing. */
@@ -18,9 +18,10 @@ export type SqliteStatement = {
   rowsAs?: 'values' | 'json';
 };
 
+/** Every reply says how much memory its process holds (`rss`, bytes), so a grown one can be replaced. */
 type Reply =
-  | ({ id: number; ok: true } & Omit<ResultSet, 'rows'> & ({ rows: unknown[][] } | { rowsJson: string; rowCount: number }))
-  | { id: number; ok: false; error: { code: string; message: string } }
+  | ({ id: number; ok: true; rss: number } & Omit<ResultSet, 'rows'> & ({ rows: unknown[][] } | { rowsJson: string; rowCount: number }))
+  | { id: number; ok: false; rss: number; error: { code: string; message: string } }
   /** JSON rows sent ahead of the reply (see queryProcess.js). */
   | { id: number; rowsChunk: string };
 
@@ -43,66 +44,210 @@ const QUERY_PROCESS = fileURLToPath(new URL('./queryProcess.js', import.meta.url
 /** How V8 ends a process out of heap (abort: SIGABRT, or exit code 134 through some shells). */
 const OUT_OF_MEMORY_EXIT = 134;
 
+/** One connection's use of the pool: its statements, and closing its file in every process. */
+export type SqliteFile = {
+  run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>>;
+  /** Ends its waiting statements and, once no other connection uses the path, closes the file everywhere. */
+  close(): void;
+};
+
+type Handle = { path: string; closed: boolean; running: number };
+type Waiter = { handle: Handle; take(child: ChildProcess): void; fail(error: unknown): void };
+
+const closedFailure = () => new DriverFailure('not_connected', 'the connection was closed');
+
 /**
- * A few child processes, each with its own read connection to one SQLite file, so queries run off the
- * event loop. A statement that is cancelled or runs past its deadline takes its process with it: the
- * process is killed at once (SQLite stops mid-step) and a fresh one is started for the next statement.
+ * The application's child processes that run SQLite statements, off the event loop, for every SQLite
+ * connection: each process keeps read connections to the files it served last, so any process can
+ * serve any file. A statement that is cancelled or runs past its deadline takes its process with it:
+ * the process is killed at once (SQLite stops mid-step) and the next statement gets another one. One
+ * process is kept alive while the pool is open (after `warm()`), more start on demand up to `size`,
+ * and a process that grew past the memory threshold is let go once it has answered.
  */
 export class SqliteProcessPool {
-  readonly #path: string;
-  readonly #queue: PQueue;
+  readonly size: number;
+  readonly #settings: SqlitePoolSettings;
+  readonly #clock: AppClock;
   readonly #idle: ChildProcess[] = [];
   readonly #busy = new Set<ChildProcess>();
-  readonly #clock: AppClock;
+  /** Processes let go for their memory, still closing their files. */
+  readonly #leaving = new Set<ChildProcess>();
+  readonly #waiting: Waiter[] = [];
+  /** Open connections per path: a file is closed in every process when its last one closes. */
+  readonly #paths = new Map<string, number>();
+  #closed = false;
   #nextId = 1;
 
-  constructor(path: string, size: number, clock: AppClock = systemClock) {
-    this.#path = path;
+  constructor(settings: SqlitePoolSettings, clock: AppClock = systemClock) {
+    this.size = settings.processes;
+    this.#settings = settings;
     this.#clock = clock;
-    this.#queue = new PQueue({ concurrency: size });
   }
 
-  run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
-    return this.#queue.add(() => this.#run(request, signal, timeoutMs), { signal });
+  /** Starts a process now, unless one is alive, so that the first statement does not wait for one to start. */
+  warm(): void {
+    if (!this.#closed && this.#live() === 0) this.#idle.push(this.#spawn());
+  }
+
+  /** One connection's way into the pool, for the SQLite file at `path`. */
+  file(path: string): SqliteFile {
+    const handle: Handle = { path, closed: false, running: 0 };
+    this.#paths.set(path, (this.#paths.get(path) ?? 0) + 1);
+    return {
+      run: (request, signal, timeoutMs) =>
+        handle.closed || this.#closed ? Promise.reject(closedFailure()) : this.#run(handle, request, signal, timeoutMs),
+      close: () => this.#closeHandle(handle),
+    };
   }
 
   async close(): Promise<void> {
-    this.#queue.clear();
-    const children = [...this.#idle, ...this.#busy];
+    this.#closed = true;
+    for (const waiter of this.#waiting.splice(0)) waiter.fail(closedFailure());
+    const children = [...this.#idle, ...this.#busy, ...this.#leaving];
     this.#idle.length = 0;
     this.#busy.clear();
+    this.#leaving.clear();
     await Promise.all(children.map(kill));
   }
 
+  #live(): number {
+    return this.#idle.length + this.#busy.size;
+  }
+
   #spawn(): ChildProcess {
-    const child = fork(QUERY_PROCESS, [this.#path, String(DATABASES.sqliteBusyTimeoutMs)], {
+    const child = fork(QUERY_PROCESS, [String(DATABASES.sqliteBusyTimeoutMs), String(this.#settings.filesPerProcess)], {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       execArgv: [`--max-old-space-size=${DATABASES.sqliteHeapMb}`],
     });
     child.unref();
     child.channel?.unref();
+    // A process that dies while idle (or while leaving) is dropped; one running a statement fails it.
+    child.once('exit', () => {
+      const at = this.#idle.indexOf(child);
+      if (at >= 0) this.#idle.splice(at, 1);
+      this.#leaving.delete(child);
+    });
+    // Sending to a process that just died fails the statement through `exit`; nothing else to do here.
+    child.on('error', () => undefined);
     return child;
   }
 
-  #run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
+  #closeHandle(handle: Handle): void {
+    if (handle.closed) return;
+    handle.closed = true;
+    for (const waiter of this.#waiting.filter((w) => w.handle === handle)) {
+      this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+      waiter.fail(closedFailure());
+    }
+    const left = (this.#paths.get(handle.path) ?? 1) - 1;
+    if (left > 0) {
+      this.#paths.set(handle.path, left);
+      return;
+    }
+    this.#paths.delete(handle.path);
+    // A busy process reads this after its statement: messages are handled in order.
+    for (const child of [...this.#idle, ...this.#busy]) {
+      if (child.connected) child.send({ close: handle.path }, () => undefined);
+    }
+  }
+
+  async #run(handle: Handle, request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
     signal.throwIfAborted();
-    const child = this.#idle.pop() ?? this.#spawn();
+    const child = await this.#acquire(handle, signal);
+    return this.#statement(child, handle, request, signal, timeoutMs);
+  }
+
+  /** An idle process, a new one while there are fewer than `size`, or else the next one freed. */
+  #acquire(handle: Handle, signal: AbortSignal): Promise<ChildProcess> | ChildProcess {
+    if (this.#waiting.length === 0) {
+      const idle = this.#idle.pop();
+      if (idle) return this.#grant(handle, idle);
+      if (this.#live() < this.size) return this.#grant(handle, this.#spawn());
+    }
+    return new Promise<ChildProcess>((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+        reject(signal.reason);
+      };
+      const waiter: Waiter = {
+        handle,
+        take: (child) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(child);
+        },
+        fail: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(waiter);
+    });
+  }
+
+  #grant(handle: Handle, child: ChildProcess): ChildProcess {
     this.#busy.add(child);
+    handle.running += 1;
+    return child;
+  }
+
+  /** The waiter whose connection runs the fewest statements now (the oldest among equals). */
+  #nextWaiter(): Waiter | undefined {
+    let next: Waiter | undefined;
+    for (const waiter of this.#waiting) if (!next || waiter.handle.running < next.handle.running) next = waiter;
+    if (next) this.#waiting.splice(this.#waiting.indexOf(next), 1);
+    return next;
+  }
+
+  /** Hands `child` to the next waiter, or keeps it idle. */
+  #free(child: ChildProcess): void {
+    const waiter = this.#nextWaiter();
+    if (!waiter) this.#idle.push(child);
+    else waiter.take(this.#grant(waiter.handle, child));
+  }
+
+  /** After a process was killed or let go: a new one for the next waiter, or to keep one alive. */
+  #replace(): void {
+    if (this.#closed) return;
+    const waiter = this.#nextWaiter();
+    if (waiter) waiter.take(this.#grant(waiter.handle, this.#spawn()));
+    else this.warm();
+  }
+
+  /** The statement has ended on `child`: it is kept, let go for its memory (`rss` past the threshold), or killed. */
+  #settled(child: ChildProcess, handle: Handle, keep: boolean, rss = 0): void {
+    this.#busy.delete(child);
+    handle.running -= 1;
+    if (this.#closed) {
+      void kill(child);
+      return;
+    }
+    if (keep && rss <= this.#settings.recycleRssBytes) {
+      this.#free(child);
+      return;
+    }
+    if (keep) {
+      // Idle now: it closes its files and exits on its own (queryProcess.js, `disconnect`).
+      this.#leaving.add(child);
+      if (child.connected) child.disconnect();
+    } else void kill(child);
+    this.#replace();
+  }
+
+  #statement(child: ChildProcess, handle: Handle, request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
     child.channel?.ref();
     const id = this.#nextId++;
 
     return new Promise<ResultSet<Rows>>((resolve, reject) => {
-      const settle = (keep: boolean) => {
+      const settle = (keep: boolean, rss?: number) => {
         this.#clock.clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         child.off('message', onMessage);
         child.off('error', onError);
         child.off('exit', onExit);
         child.channel?.unref();
-        this.#busy.delete(child);
-        if (keep) this.#idle.push(child);
-        else void kill(child);
+        this.#settled(child, handle, keep, rss);
       };
       const chunks: string[] = [];
       const onMessage = (reply: Reply) => {
@@ -111,7 +256,7 @@ export class SqliteProcessPool {
           chunks.push(reply.rowsChunk);
           return;
         }
-        settle(true);
+        settle(true, reply.rss);
         if (reply.ok) {
           const rows = 'rowsJson' in reply ? new JsonRows(joinedRows(chunks, reply.rowsJson), reply.rowCount) : reply.rows;
           const { columns, truncated, truncatedBy, cellsCut, rowsAffected } = reply;
@@ -146,11 +291,16 @@ export class SqliteProcessPool {
         );
       }, timeoutMs);
 
+      if (signal.aborted) {
+        settle(true);
+        reject(signal.reason);
+        return;
+      }
       signal.addEventListener('abort', onAbort, { once: true });
       child.on('message', onMessage);
       child.once('error', onError);
       child.once('exit', onExit);
-      child.send({ id, timeoutMs, ...request });
+      child.send({ id, timeoutMs, path: handle.path, ...request });
     });
   }
 }

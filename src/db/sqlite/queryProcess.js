@@ -1,22 +1,59 @@
-// A child process that owns one read connection to one SQLite file. Plain JavaScript so the same file
-// serves `src/` (tests) and `dist/`. A process, not a worker thread: a statement busy inside SQLite
-// cannot be interrupted from another thread, but a process can always be killed (see docs/design.md).
+// A child process that runs SQLite statements for any SQLite connection of the application, on read
+// connections it keeps to the files it served last. Plain JavaScript so the same file serves `src/`
+// (tests) and `dist/`. A process, not a worker thread: a statement busy inside SQLite cannot be
+// interrupted from another thread, but a process can always be killed (see docs/design.md).
 import { URL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { DATABASES } from '../../core/contract.js';
 import { blobHex, RowBudget } from '../resultBudget.js';
 
-const [path, busyTimeoutMs] = process.argv.slice(2);
+const busyTimeoutMs = Number(process.argv[2]);
+const filesPerProcess = Number(process.argv[3]);
 const SQLITE_HEAP_BYTES = DATABASES.sqliteHeapMb * 1024 * 1024;
-const db = new Database(/** @type {string} */ (path), {
-  fileMustExist: true,
-  timeout: Number(busyTimeoutMs),
-});
-db.pragma('foreign_keys = ON');
-db.pragma('query_only = ON');
-// SQLite's own allocations fail a statement with SQLITE_NOMEM past this, before the process runs out.
-db.pragma(`hard_heap_limit = ${SQLITE_HEAP_BYTES}`);
+
+/**
+ * Open read connections by file path, least recently used first (a Map keeps insertion order).
+ * @type {Map<string, import('better-sqlite3').Database>}
+ */
+const connections = new Map();
+
+/**
+ * The read connection to `path`, opened on first use; past `filesPerProcess` the least recently used
+ * one is closed.
+ * @param {string} path
+ */
+function connection(path) {
+  const open = connections.get(path);
+  if (open) {
+    connections.delete(path);
+    connections.set(path, open);
+    return open;
+  }
+  const db = new Database(path, { fileMustExist: true, timeout: busyTimeoutMs });
+  try {
+    db.pragma('foreign_keys = ON');
+    db.pragma('query_only = ON');
+    // SQLite's own allocations fail a statement with SQLITE_NOMEM past this, before the process runs out.
+    db.pragma(`hard_heap_limit = ${SQLITE_HEAP_BYTES}`);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  connections.set(path, db);
+  for (const [oldest, old] of connections) {
+    if (connections.size <= filesPerProcess) break;
+    connections.delete(oldest);
+    old.close();
+  }
+  return db;
+}
+
+/** @param {string} path */
+function closeFile(path) {
+  connections.get(path)?.close();
+  connections.delete(path);
+}
 
 /**
  * A value as JSON can carry it: large integers as text, blobs as `0x…` hex cut at `cellLimit`.
@@ -37,7 +74,7 @@ function toWire(value, cellLimit) {
 const CHUNK_ROWS = 1_000;
 
 /**
- * @typedef {{ id: number, mode: 'read' | 'write' | 'check', timeoutMs: number, sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
+ * @typedef {{ id: number, path: string, mode: 'read' | 'write' | 'check', timeoutMs: number, sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
  */
 
 /**
@@ -91,9 +128,10 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
 /**
  * Runs one read. SQLite itself is the last word on "read": a statement it does not call read-only, or
  * that returns no rows (transaction control, pragma assignments), is refused here.
+ * @param {import('better-sqlite3').Database} db
  * @param {Request} request
  */
-function read(request) {
+function read(db, request) {
   const stmt = db.prepare(request.sql);
   if (!stmt.readonly || !stmt.reader) {
     return { ok: false, error: { code: 'not_read_only', message: 'the statement is not a read' } };
@@ -103,9 +141,10 @@ function read(request) {
 
 /**
  * Runs one statement the user consented to, the only time this connection leaves query_only.
+ * @param {import('better-sqlite3').Database} db
  * @param {Request} request
  */
-function write(request) {
+function write(db, request) {
   db.pragma('query_only = OFF');
   try {
     const stmt = db.prepare(request.sql);
@@ -130,9 +169,10 @@ new Worker(new URL('./watchdog.js', import.meta.url), {
 
 /**
  * Prepares the statement and runs nothing: a statement SQLite cannot prepare is `does_not_prepare`.
+ * @param {import('better-sqlite3').Database} db
  * @param {Request} request
  */
-function check(request) {
+function check(db, request) {
   try {
     db.prepare(request.sql);
   } catch (error) {
@@ -143,11 +183,17 @@ function check(request) {
 
 process.on(
   'message',
-  (/** @type {Request} */ request) => {
+  (/** @type {Request | { close: string }} */ message) => {
+    if ('close' in message) {
+      closeFile(message.close);
+      return;
+    }
+    const request = message;
     let reply;
     Atomics.store(deadline, 0, BigInt(Date.now() + (request.timeoutMs ?? 0) + DATABASES.deadlineGraceMs));
     try {
-      reply = request.mode === 'write' ? write(request) : request.mode === 'check' ? check(request) : read(request);
+      const db = connection(request.path);
+      reply = request.mode === 'write' ? write(db, request) : request.mode === 'check' ? check(db, request) : read(db, request);
     } catch (error) {
       const err = /** @type {{ message?: string, code?: string }} */ (error);
       reply = {
@@ -156,8 +202,12 @@ process.on(
       };
     }
     Atomics.store(deadline, 0, 0n);
-    process.send?.({ id: request.id, ...reply });
+    // The pool replaces a process that holds more than its threshold once it has answered.
+    process.send?.({ id: request.id, rss: process.memoryUsage.rss(), ...reply });
   },
 );
-// The parent is gone: nothing will read our answers.
-process.on('disconnect', () => process.exit(0));
+// The parent is gone, or let this process go: nothing will read our answers.
+process.on('disconnect', () => {
+  for (const db of connections.values()) db.close();
+  process.exit(0);
+});

@@ -1,9 +1,11 @@
 import { basename } from 'node:path';
-import { browseSql, type SqlDialect } from '../browseSql.js';
+import { browseSql } from '../browseSql.js';
 import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import {
   type BrowseRequest,
   type Database,
+  type ExplainOptions,
+  type Explanation,
   type ReadOptions,
   type ResultSet,
   type RowCount,
@@ -15,28 +17,39 @@ import {
 } from '../database.js';
 import { ToolError } from '../../core/errors.js';
 import { CATALOG_BUDGET } from '../resultBudget.js';
-import { SqliteProcessPool } from './processPool.js';
+import { type SqliteFile, SqliteProcessPool } from './processPool.js';
+import { sqlitePoolSettings } from './poolSettings.js';
 import { DATABASES, RESULTS } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
+import { SQL_DIALECTS } from '../sqlDialects.js';
 
-const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
-const dialect: SqlDialect = { quoteIdent, placeholder: () => '?' };
+const dialect = SQL_DIALECTS.sqlite;
+const { quoteIdent } = dialect;
 
 type Row = unknown[];
 
+/** The application's shared query pool, or (absent) a pool of this connection's own, on `clock`. */
+export type SqlitePoolChoice = { pool: SqliteProcessPool } | { clock?: AppClock };
+
 export class SqliteDatabase implements Database {
   readonly engine = 'sqlite' as const;
-  readonly sessions = DATABASES.sqliteQueryProcesses;
-  readonly #pool: SqliteProcessPool;
+  /** The pool's processes: a token may run statements on half of them (SessionShares). */
+  readonly sessions: number;
+  readonly #file: SqliteFile;
+  /** A pool of its own (a probe, a test), closed with the connection. */
+  readonly #ownPool: SqliteProcessPool | undefined;
   readonly #fileName: string;
 
-  constructor(path: string, clock: AppClock = systemClock) {
-    this.#pool = new SqliteProcessPool(path, DATABASES.sqliteQueryProcesses, clock);
+  constructor(path: string, choice: SqlitePoolChoice = {}) {
+    const pool = 'pool' in choice ? choice.pool : new SqliteProcessPool(sqlitePoolSettings(), choice.clock ?? systemClock);
+    this.#ownPool = 'pool' in choice ? undefined : pool;
+    this.sessions = pool.size;
+    this.#file = pool.file(path);
     this.#fileName = basename(path);
   }
 
   async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
-    const result = await this.#pool.run({ mode: 'read', sql, params, ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs);
+    const result = await this.#file.run({ mode: 'read', sql, params, ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs);
     return valuesOf(result.rows);
   }
 
@@ -166,14 +179,16 @@ export class SqliteDatabase implements Database {
     return { count: Number(rows[0]?.[0] ?? 0), exact: true };
   }
 
-  async explain(sql: string, signal: AbortSignal): Promise<ResultSet> {
-    const request = { mode: 'read' as const, sql: `EXPLAIN QUERY PLAN ${sql}`, params: [], ...CATALOG_BUDGET, maxRows: 10_000 };
-    const result = await this.#pool.run(request, signal, DATABASES.introspectionTimeoutMs);
+  /** EXPLAIN QUERY PLAN; SQLite has no EXPLAIN ANALYZE, so `analyze` is unsupported. */
+  async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
+    if (options.analyze) throw new ToolError('unsupported', 'SQLite has no EXPLAIN ANALYZE; time the statement with execute_query');
+    const request = { mode: 'read' as const, sql: `EXPLAIN QUERY PLAN ${sql}`, params: options.params, ...CATALOG_BUDGET, maxRows: 10_000 };
+    const result = await this.#file.run(request, options.signal, options.timeoutMs);
     return { ...result, rows: valuesOf(result.rows) };
   }
 
   async check(sql: string, signal: AbortSignal): Promise<void> {
-    await this.#pool.run({ mode: 'check', sql, params: [], ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs);
+    await this.#file.run({ mode: 'check', sql, params: [], ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs);
   }
 
   read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
@@ -193,7 +208,7 @@ export class SqliteDatabase implements Database {
       maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
       rowsAs: options.rowsAs ?? 'values',
     };
-    return this.#pool.run(request, options.signal, options.timeoutMs);
+    return this.#file.run(request, options.signal, options.timeoutMs);
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {
@@ -201,7 +216,8 @@ export class SqliteDatabase implements Database {
     return this.read(sql, { ...options, params });
   }
 
-  close(): Promise<void> {
-    return this.#pool.close();
+  async close(): Promise<void> {
+    this.#file.close();
+    await this.#ownPool?.close();
   }
 }

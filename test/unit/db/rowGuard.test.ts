@@ -35,6 +35,15 @@ describe('GuardedSocket: DataRows past the allowance never reach the driver', ()
     }
   });
 
+  it('armed with a number of rows, drops the rows past it whatever their size', () => {
+    for (const size of [1, 1_000]) {
+      const guard = new GuardedSocket();
+      guard.arm(Number.POSITIVE_INFINITY, true, 2);
+      expect(through(guard, stream, size)).toEqual(Buffer.concat([rows[0], rows[1], rows[2], rows[4], rows[5]] as Buffer[]));
+      expect(guard.dropped).toBe(1);
+    }
+  });
+
   it('lets the first row through whatever the allowance when asked, and drops a row over 32 MB always', () => {
     const guard = new GuardedSocket();
     guard.arm(10, true);

@@ -1,0 +1,32 @@
+import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+import { viewDefinition } from '../../db/schemaObjects.js';
+
+type Args = { connection_id: string; database?: string; schema?: string; view: string };
+
+export const getViewDefinition: Tool<Args> = {
+  name: 'get_view_definition',
+  title: 'Get a view’s definition',
+  description: 'The SELECT a view (or materialized view) is defined by.',
+  inputSchema: onConnection({
+    schema: schemaProperty,
+    view: { type: 'string', description: 'View name, unquoted.', minLength: 1, maxLength: 256 },
+  }, ['view']),
+  outputSchema: {
+    type: 'object',
+    properties: {
+      schema: { type: 'string' },
+      name: { type: 'string' },
+      materialized: { type: 'boolean' },
+      definition: { type: 'string' },
+    },
+    required: ['schema', 'name', 'materialized', 'definition'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id, args.database);
+    return viewDefinition(db, args.schema, args.view, ctx.signal);
+  },
+};

@@ -1,0 +1,48 @@
+import { ToolError } from '../../core/errors.js';
+import { indexAdvice as adviseIndexes } from '../../db/queryPerformance.js';
+import { boundValues, checkSqlSize, paramsProperty } from '../statementArgs.js';
+import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
+import { fromDriverError } from '../dbErrors.js';
+import { explainableStatement } from '../explainable.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+import { RESULTS } from '../../core/contract.js';
+
+type Args = { connection_id: string; database?: string; schema?: string; sql?: string; params?: unknown[] };
+
+export const indexAdvice: Tool<Args> = {
+  name: 'index_advice',
+  title: 'Suggest indexes',
+  description: 'Suggests CREATE INDEX statements for full scans in a query’s plan (or, on PostgreSQL without sql, the most scanned tables). Never runs them.',
+  inputSchema: onConnection({
+    schema: schemaProperty,
+    sql: { type: 'string', description: 'One query to advise on; without it, the whole workload.', minLength: 1, maxLength: RESULTS.maxSqlBytes },
+    params: paramsProperty,
+  }),
+  outputSchema: {
+    type: 'object',
+    properties: {
+      suggestions: { type: 'array', items: { type: 'object', properties: {} }, description: 'schema, table, columns, statement, reason, estimated_rows.' },
+      scanned_tables: { type: 'array', items: { type: 'object', properties: {} } },
+      note: { type: 'string' },
+    },
+    required: ['suggestions'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    if (args.sql !== undefined) checkSqlSize(args.sql);
+    if (args.sql === undefined && args.params !== undefined) throw new ToolError('invalid_argument', 'params need sql');
+    const { db } = useConnection(ctx, args.connection_id, args.database);
+    if (args.sql !== undefined) explainableStatement('index_advice', args.sql, db.engine);
+    const options = {
+      ...(args.sql === undefined ? {} : { sql: args.sql }),
+      params: boundValues(args.params ?? [], db.engine),
+      schema: args.schema ?? db.defaultSchema(),
+      signal: ctx.signal,
+    };
+    return adviseIndexes(db, options).catch((error: unknown) => {
+      throw fromDriverError(error);
+    });
+  },
+};

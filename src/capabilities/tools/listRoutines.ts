@@ -1,0 +1,28 @@
+import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+import { listRoutines as routinesOf } from '../../db/schemaObjects.js';
+
+type Args = { connection_id: string; database?: string; schema?: string };
+
+export const listRoutines: Tool<Args> = {
+  name: 'list_routines',
+  title: 'List functions and procedures',
+  description: 'User-defined functions and procedures of a schema: kind, argument signature, return type and language.',
+  inputSchema: onConnection({ schema: schemaProperty }),
+  outputSchema: {
+    type: 'object',
+    properties: {
+      routines: { type: 'array', items: { type: 'object', properties: {} } },
+      is_truncated: { type: 'boolean' },
+      note: { type: 'string' },
+    },
+    required: ['routines', 'is_truncated'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id, args.database);
+    return routinesOf(db, args.schema, ctx.signal);
+  },
+};

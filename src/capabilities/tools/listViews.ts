@@ -1,0 +1,24 @@
+import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+import { listViews as viewsOf } from '../../db/schemaObjects.js';
+
+type Args = { connection_id: string; database?: string; schema?: string };
+
+export const listViews: Tool<Args> = {
+  name: 'list_views',
+  title: 'List views',
+  description: 'Views of a schema (materialized views too, on PostgreSQL); get_view_definition gives one’s query.',
+  inputSchema: onConnection({ schema: schemaProperty }),
+  outputSchema: {
+    type: 'object',
+    properties: { views: { type: 'array', items: { type: 'object', properties: {} } }, is_truncated: { type: 'boolean' } },
+    required: ['views', 'is_truncated'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id, args.database);
+    return viewsOf(db, args.schema, ctx.signal);
+  },
+};

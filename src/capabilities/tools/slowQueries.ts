@@ -1,0 +1,39 @@
+import { PERFORMANCE, slowQueries as readSlowQueries } from '../../db/queryPerformance.js';
+import { onConnection, useConnection } from '../connectionArgs.js';
+import { fromDriverError } from '../dbErrors.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+
+type Args = { connection_id: string; database?: string; order_by?: 'total' | 'mean'; limit?: number };
+
+export const slowQueries: Tool<Args> = {
+  name: 'slow_queries',
+  title: 'Slowest statements',
+  description: 'The slowest statements from the server’s statistics (pg_stat_statements, performance_schema), or a note on how to enable them.',
+  inputSchema: onConnection({
+    order_by: { type: 'string', enum: ['total', 'mean'], default: 'total', description: 'Total or mean execution time.' },
+    limit: { type: 'integer', minimum: 1, maximum: PERFORMANCE.slowQueriesMax, default: PERFORMANCE.slowQueriesDefault },
+  }),
+  outputSchema: {
+    type: 'object',
+    properties: {
+      available: { type: 'boolean' },
+      order_by: { type: 'string' },
+      statements: { type: 'array', items: { type: 'object', properties: {} }, description: 'calls, total_ms, mean_ms, rows, query (normalised).' },
+      note: { type: 'string' },
+    },
+    required: ['available', 'order_by', 'statements'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id, args.database);
+    const orderBy = args.order_by ?? 'total';
+    const found = await readSlowQueries(db, { orderBy, limit: args.limit ?? PERFORMANCE.slowQueriesDefault, signal: ctx.signal }).catch(
+      (error: unknown) => {
+        throw fromDriverError(error);
+      },
+    );
+    return { available: found.available, order_by: orderBy, statements: found.statements, ...(found.note ? { note: found.note } : {}) };
+  },
+};

@@ -1,0 +1,44 @@
+import { TABLE_STATISTICS_LIMIT, tableStatistics as statisticsOf } from '../../db/statistics.js';
+import { ToolError } from '../../core/errors.js';
+import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
+import { fromDriverError } from '../dbErrors.js';
+import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
+import type { Tool } from '../types.js';
+
+type Args = { connection_id: string; database?: string; schema?: string; table?: string };
+
+export const tableStatistics: Tool<Args> = {
+  name: 'table_statistics',
+  title: 'Table statistics',
+  description: `Estimated rows, sizes in bytes and maintenance counters of one table, or of a schema's tables (at most ${TABLE_STATISTICS_LIMIT}). Null where the engine keeps none.`,
+  inputSchema: onConnection({ schema: schemaProperty, table: tableProperty }),
+  outputSchema: {
+    type: 'object',
+    properties: {
+      schema: { type: 'string' },
+      tables: { type: 'array', items: { type: 'object', properties: {} } },
+      is_truncated: { type: 'boolean' },
+      notes: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['schema', 'tables', 'is_truncated', 'notes'],
+  },
+  annotations: readOnlyAnnotations,
+  scopes: [],
+  async run(args, ctx) {
+    const { db } = useConnection(ctx, args.connection_id, args.database);
+    try {
+      let schema = args.schema ?? db.defaultSchema();
+      let table: string | undefined;
+      if (args.table !== undefined) {
+        const found = await describeOrFail(db, schema, args.table, ctx.signal);
+        if (found.type === 'view') throw new ToolError('invalid_argument', `"${found.name}" is a view; table_statistics covers tables`);
+        ({ schema, name: table } = found);
+      } else if (!(await db.listSchemas(ctx.signal)).includes(schema)) {
+        throw new ToolError('not_found', `no schema "${schema}"; call list_schemas`);
+      }
+      return { schema, ...(await statisticsOf(db, { schema, table, limit: TABLE_STATISTICS_LIMIT }, ctx.signal)) };
+    } catch (error) {
+      throw fromDriverError(error);
+    }
+  },
+};
