@@ -35,6 +35,27 @@ function rssOf(pid) {
   }
 }
 
+/** A process's private and shared resident bytes, from /proc/<pid>/smaps_rollup. */
+function residentOf(pid) {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(rollup)?.[1] ?? 0) * 1024;
+    return { private: kb('Private_Clean') + kb('Private_Dirty'), shared: kb('Shared_Clean') + kb('Shared_Dirty') };
+  } catch {
+    return { private: 0, shared: 0 };
+  }
+}
+
+/**
+ * Bytes the tree holds with shared pages counted once: every process's private pages, plus the largest
+ * shared set of any one of them. The shared pages are the same node binary and libraries in each
+ * process (about 40 MB), which VmRSS counts again for every process; the operating system holds them once.
+ */
+export function treeResident(root) {
+  const each = processTree(root).map(residentOf);
+  return each.reduce((sum, r) => sum + r.private, 0) + Math.max(0, ...each.map((r) => r.shared));
+}
+
 /** A process's script (`queryProcess.js`), else its command name. */
 function nameOf(pid) {
   try {

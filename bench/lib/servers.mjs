@@ -1,7 +1,7 @@
 // A server under test in a process of its own, answering `{ready: port}` once listening.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { treeNames, treeRss } from './processTree.mjs';
+import { treeNames, treeResident, treeRss } from './processTree.mjs';
 import { median, sleep } from './stats.mjs';
 
 export async function startServer(script, args = [], execArgv = [], env = {}) {
@@ -38,13 +38,14 @@ export async function memoryOf(server) {
   for (let i = 0; i < 5; i++) {
     if (i > 0) await sleep(200);
     const own = await server.ask('measure');
-    readings.push({ ...own, treeRss: treeRss(server.pid) });
+    readings.push({ ...own, treeRss: treeRss(server.pid), treeResident: treeResident(server.pid) });
   }
   const mid = (key) => median(readings.map((reading) => reading[key]));
   return {
     rss: mid('rss'),
     heapUsed: mid('heapUsed'),
     treeRss: mid('treeRss'),
+    treeResident: mid('treeResident'),
     processes: treeNames(server.pid),
     liveActors: Math.max(...readings.map((reading) => reading.liveActors)),
   };

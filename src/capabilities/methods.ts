@@ -8,7 +8,7 @@ import { LOG_LEVELS } from '../protocol/legacy.js';
 import { ErrorCode, invalidParams, ProtocolError, ToolError } from '../core/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { complete } from './completion.js';
-import { resultText } from './resultText.js';
+import { resultContentText } from './resultText.js';
 import { InputRequired } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
 import type { CapabilityRegistry } from './registry.js';
@@ -75,7 +75,7 @@ function listed(schema: unknown, described: boolean): unknown {
 
 function toolResult(structured: Record<string, unknown>) {
   return {
-    content: [{ type: 'text', text: resultText(structured) }],
+    content: [{ type: 'text', text: resultContentText(structured) }],
     structuredContent: structured,
     isError: false,
   };

@@ -1,30 +1,54 @@
+import { JsonRows } from '../db/database.js';
+import { rowText, valueText } from '../db/valueText.js';
 import { RawJson } from '../protocol/rawJson.js';
 
 /**
  * The text a model reads of a tool result: a compact rendering of `structuredContent`, not a second copy
  * of its JSON. Lists of records are tables, tab-separated under one header row (a tab costs fewer tokens
  * than ` | ` or JSON's punctuation: docs/performance.md), other fields `key: value`. Values stay
- * unambiguous: `NULL` is null, and a string that is empty, is `NULL`, has edge spaces or holds a quote, a
- * backslash or a control character (a tab, a line break) is written as a JSON string. The exact typed
- * values are in `structuredContent`.
+ * unambiguous (db/valueText.js): `NULL` is null, and a string that is empty, is `NULL`, has edge spaces or
+ * holds a quote, a backslash or a control character (a tab, a line break) is written as a JSON string.
+ * The exact typed values are in `structuredContent`.
  */
 export function resultText(structured: Record<string, unknown>): string {
-  const lines: string[] = [];
-  renderObject(structured, '', lines);
-  return lines.join('\n');
+  const lines = renderedLines(structured);
+  return lines.map((line) => (typeof line === 'string' ? line : (JSON.parse(`"${line.lines}"`) as string))).join('\n');
 }
 
-/** Characters that would make a bare value ambiguous in a table cell or a `key: value` line. */
-// eslint-disable-next-line no-control-regex
-const NEEDS_QUOTES = /["\\\u0000-\u001f\u007f\u2028\u2029]|^\s|\s$|^NULL$|^$/u;
+/**
+ * `resultText` as a tool result's content carries it: where the driver wrote the rows' lines already
+ * (JsonRows with `lines`), a JSON string literal spliced around them, so that a large result is neither
+ * parsed nor escaped here.
+ */
+export function resultContentText(structured: Record<string, unknown>): string | RawJson {
+  const lines = renderedLines(structured);
+  if (lines.every((line) => typeof line === 'string')) return lines.join('\n');
+  // Concatenated, not joined: the written lines are not copied here, only once the response is written.
+  let literal: string | undefined;
+  let plain: string[] = [];
+  const add = (escaped: string) => {
+    literal = literal === undefined ? escaped : `${literal}\\n${escaped}`;
+  };
+  for (const line of lines) {
+    if (typeof line === 'string') plain.push(line);
+    else {
+      if (plain.length > 0) add(JSON.stringify(plain.join('\n')).slice(1, -1));
+      plain = [];
+      add(line.lines);
+    }
+  }
+  if (plain.length > 0) add(JSON.stringify(plain.join('\n')).slice(1, -1));
+  return new RawJson(`"${literal ?? ''}"`);
+}
 
-function valueText(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'string') return NEEDS_QUOTES.test(value) ? JSON.stringify(value) : value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value) && value.every(isScalar)) return value.map(listItemText).join(', ');
-  // Nested records inside a cell keep their JSON: rare, and a table inside a table would not read.
-  return JSON.stringify(value);
+/** A table's row lines the driver wrote, JSON-escaped (non-empty). */
+type WrittenLines = JsonRows & { lines: string };
+
+/** The lines of the text, with row lines written by the driver left as they came. */
+function renderedLines(structured: Record<string, unknown>): (string | WrittenLines)[] {
+  const lines: (string | WrittenLines)[] = [];
+  renderObject(structured, '', lines);
+  return lines;
 }
 
 /** Control characters other than the tab and the line break, escaped as `\uXXXX` when a multi-line text is written out. */
@@ -32,29 +56,31 @@ function valueText(value: unknown): string {
 const INVISIBLE_IN_LINE = /[\u0000-\u0008\u000b-\u001f\u007f\u2028\u2029]/gu;
 const escapeCode = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-/** An item of an inline list: a string holding a comma is quoted, so that the list splits one way only. */
-const listItemText = (value: unknown): string => (typeof value === 'string' && value.includes(',') ? JSON.stringify(value) : valueText(value));
-
-const isScalar = (value: unknown): boolean => value === null || typeof value !== 'object';
-
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RawJson);
 
-/** A result set's rows: arrays of values, or their JSON text when the driver serialised them already. */
-function rowValues(rows: unknown): unknown[][] | undefined {
+/** A result set's rows: arrays of values, their lines written already, or their JSON text when the driver serialised them. */
+function rowValues(rows: unknown, indent: string): unknown[][] | WrittenLines | undefined {
+  if (rows instanceof JsonRows && rows.lines !== undefined && indent === '') return rows as WrittenLines;
   if (rows instanceof RawJson) return JSON.parse(rows.text) as unknown[][];
-  return Array.isArray(rows) && rows.every(Array.isArray) ? (rows as unknown[][]) : undefined;
+  if (!Array.isArray(rows)) return undefined;
+  for (const row of rows) if (!Array.isArray(row)) return undefined;
+  return rows as unknown[][];
 }
 
-const tableLine = (cells: unknown[]): string => cells.map(valueText).join('\t');
-
-function renderObject(object: Record<string, unknown>, indent: string, lines: string[]): void {
+function renderObject(object: Record<string, unknown>, indent: string, lines: (string | WrittenLines)[]): void {
   const columns = object.columns;
-  const rows = rowValues(object.rows);
+  const rows = rowValues(object.rows, indent);
   const isResultSet = Array.isArray(columns) && columns.every(isRecord) && rows !== undefined;
   if (isResultSet) {
-    lines.push(indent + tableLine(columns.map((c) => c.name)));
-    for (const row of rows) lines.push(indent + tableLine(row));
+    lines.push(indent + rowText(columns.map((c) => c.name)));
+    if (rows instanceof JsonRows) {
+      if (rows.length > 0) lines.push(rows);
+    } else if (indent === '') {
+      for (const row of rows) lines.push(rowText(row));
+    } else {
+      for (const row of rows) lines.push(indent + rowText(row));
+    }
   }
   for (const [key, value] of Object.entries(object)) {
     if (isResultSet && (key === 'columns' || key === 'rows')) continue;
@@ -62,14 +88,14 @@ function renderObject(object: Record<string, unknown>, indent: string, lines: st
   }
 }
 
-function renderField(key: string, value: unknown, indent: string, lines: string[]): void {
+function renderField(key: string, value: unknown, indent: string, lines: (string | WrittenLines)[]): void {
   if (value instanceof RawJson) {
     lines.push(`${indent}${key}: ${value.text}`);
   } else if (Array.isArray(value) && value.length > 0 && value.every(isRecord)) {
     const header = [...new Set(value.flatMap((record) => Object.keys(record)))];
     lines.push(`${indent}${key} (${value.length}):`);
     lines.push(indent + '  ' + header.join('\t'));
-    for (const record of value) lines.push(indent + '  ' + tableLine(header.map((column) => record[column])));
+    for (const record of value) lines.push(indent + '  ' + rowText(header.map((column) => record[column])));
   } else if (Array.isArray(value) && value.length === 0) {
     lines.push(`${indent}${key}: (none)`);
   } else if (isRecord(value)) {

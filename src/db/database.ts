@@ -7,11 +7,17 @@ export type Engine = 'sqlite' | 'postgres' | 'mysql' | 'duckdb';
 
 export type Column = { name: string; type: string };
 
-/** Rows as JSON text (an array of arrays), serialised where the query ran; `length` counts them. */
+/**
+ * Rows as JSON text (an array of arrays), serialised where the query ran; `length` counts them. `lines`,
+ * where the driver wrote them too, are the rows as the lines of the result's text (capabilities/
+ * resultText.ts, one `rowText` of db/valueText.js per row, joined by line breaks), JSON-escaped: the
+ * inside of a JSON string, spliced into the response as it stands.
+ */
 export class JsonRows extends RawJson {
   constructor(
     text: string,
     readonly length: number,
+    readonly lines?: string,
   ) {
     super(text);
   }

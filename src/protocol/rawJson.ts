@@ -31,12 +31,18 @@ export function toJsonText(value: unknown): string {
   } finally {
     splicing = outer;
   }
+  if (found.length === 0) return text;
+  // The placeholders appear in the order their values were met: one pass, one join.
+  const parts: string[] = [];
+  let from = 0;
   for (let i = 0; i < found.length; i++) {
     const placeholder = JSON.stringify(`${MARKER}${i}`);
-    const at = text.indexOf(placeholder);
+    const at = text.indexOf(placeholder, from);
     // Not where it should be (a toJSON of the value stringified it on its own): serialise the slow way.
     if (at < 0) return JSON.stringify(value);
-    text = `${text.slice(0, at)}${(found[i] as RawJson).text}${text.slice(at + placeholder.length)}`;
+    parts.push(text.slice(from, at), (found[i] as RawJson).text);
+    from = at + placeholder.length;
   }
-  return text;
+  parts.push(text.slice(from));
+  return parts.join('');
 }

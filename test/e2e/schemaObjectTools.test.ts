@@ -287,8 +287,8 @@ describe.each(engines)('schema objects on %s', (engine) => {
     expectToolError(await tool('list_triggers', { table: 'no_such_table' }), 'not_found');
   });
 
-  // MariaDB takes tens of seconds to make a thousand views; the bound is the same code on every engine.
-  it.skipIf(engine === 'mysql')(`bounds a list at ${SCHEMA_OBJECTS_MAX_ITEMS} items and says so`, async () => {
+  it(`bounds a list at ${SCHEMA_OBJECTS_MAX_ITEMS} items and says so`, async (context) => {
+    if (engine === 'mysql') return context.skip('MariaDB takes tens of seconds to make a thousand views; the bound is the same code on every engine');
     const views = Array.from({ length: SCHEMA_OBJECTS_MAX_ITEMS }, (_, i) => `CREATE VIEW many_${i} AS SELECT 1 AS one;`).join('\n');
     if (fixture.connection.engine === 'sqlite') {
       const direct = new Database(fixture.connection.path);

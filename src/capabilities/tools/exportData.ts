@@ -4,7 +4,6 @@ import { ToolError } from '../../core/errors.js';
 import { classifyStatement } from '../../db/classify.js';
 import { type Column, valuesOf } from '../../db/database.js';
 import { DriverFailure } from '../../db/driverFailure.js';
-import { writeParquet } from '../../db/duckdb/parquetFile.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { exportTarget, withTempFile, writeExport } from '../exportFile.js';
@@ -125,11 +124,12 @@ export const exportData: Tool<Args> = {
     const rows = valuesOf(result.rows);
     const onPage = (written: number) => ctx.progress(0.5 + (0.5 * written) / Math.max(rows.length, 1), 1, `${written} of ${rows.length} row(s) written`);
     ctx.progress(0.5, 1, `Writing ${rows.length} row(s)`);
-    const bytes = await writeExport(target, (temp) =>
-      args.format === 'parquet'
-        ? writeParquet(temp, uniqueNames(result.columns.map((c) => c.name)), rows, PAGE_ROWS, onPage)
-        : withTempFile(temp, (file) => writeText(file, result.columns, rows, args.format as 'csv' | 'jsonl', onPage)),
-    );
+    const bytes = await writeExport(target, async (temp) => {
+      if (args.format !== 'parquet') return withTempFile(temp, (file) => writeText(file, result.columns, rows, args.format as 'csv' | 'jsonl', onPage));
+      // DuckDB (about 10 MB of library) is loaded only when someone writes Parquet: Sluice idles without it.
+      const { writeParquet } = await import('../../db/duckdb/parquetFile.js');
+      return writeParquet(temp, uniqueNames(result.columns.map((c) => c.name)), rows, PAGE_ROWS, onPage);
+    });
     ctx.progress(1, 1, `${rows.length} row(s) written`);
     return { path: target.path, format: args.format, rows: rows.length, bytes, is_truncated: result.truncated };
   },

@@ -20,15 +20,31 @@ export type SqliteStatement = {
 
 /** Every reply says how much memory its process holds (`rss`, bytes), so a grown one can be replaced. */
 type Reply =
-  | ({ id: number; ok: true; rss: number } & Omit<ResultSet, 'rows'> & ({ rows: unknown[][] } | { rowsJson: string; rowCount: number }))
+  | ({ id: number; ok: true; rss: number } & Omit<ResultSet, 'rows'> & ({ rows: unknown[][] } | { rowsJson: string; linesJson: string; rowCount: number }))
   | { id: number; ok: false; rss: number; error: { code: string; message: string } }
-  /** JSON rows sent ahead of the reply (see queryProcess.js). */
-  | { id: number; rowsChunk: string };
+  /** Rows sent ahead of the reply, as JSON and as escaped text lines (see queryProcess.js). */
+  | { id: number; rowsChunk: string; linesChunk: string };
 
-/** One JSON array of every row, from the arrays sent ahead and the reply's. */
-function joinedRows(chunks: string[], last: string): string {
-  const parts = [...chunks, last].map((chunk) => chunk.slice(1, -1)).filter((inner) => inner.length > 0);
-  return `[${parts.join(',')}]`;
+/** Rows sent in one message: a JSON array, and the same rows' escaped text lines. */
+type Chunk = { json: string; lines: string };
+
+/**
+ * Every row, from the chunks sent ahead and the reply's: one JSON array, and the escaped text lines
+ * with an escaped line break between two. Concatenated, not joined: the text is copied once, when the
+ * response is written.
+ */
+function joinedRows(chunks: Chunk[], rowCount: number): JsonRows {
+  let json = '';
+  let lines = '';
+  let first = true;
+  for (const chunk of chunks) {
+    if (chunk.json === '[]') continue;
+    const inner = chunk.json.slice(1, -1);
+    json = first ? inner : `${json},${inner}`;
+    lines = first ? chunk.lines : `${lines}\\n${chunk.lines}`;
+    first = false;
+  }
+  return new JsonRows(`[${json}]`, rowCount, lines);
 }
 
 const UNREACHABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_ABORT']);
@@ -249,16 +265,17 @@ export class SqliteProcessPool {
         child.channel?.unref();
         this.#settled(child, handle, keep, rss);
       };
-      const chunks: string[] = [];
+      const chunks: Chunk[] = [];
       const onMessage = (reply: Reply) => {
         if (reply.id !== id) return;
         if ('rowsChunk' in reply) {
-          chunks.push(reply.rowsChunk);
+          chunks.push({ json: reply.rowsChunk, lines: reply.linesChunk });
           return;
         }
         settle(true, reply.rss);
         if (reply.ok) {
-          const rows = 'rowsJson' in reply ? new JsonRows(joinedRows(chunks, reply.rowsJson), reply.rowCount) : reply.rows;
+          const rows =
+            'rowsJson' in reply ? joinedRows([...chunks, { json: reply.rowsJson, lines: reply.linesJson }], reply.rowCount) : reply.rows;
           const { columns, truncated, truncatedBy, cellsCut, rowsAffected } = reply;
           resolve({ columns, rows, truncated, ...(truncatedBy ? { truncatedBy } : {}), cellsCut: cellsCut ?? 0, rowsAffected });
         } else reject(sqliteFailure(reply.error.code, reply.error.message));

@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { DATABASES } from '../../core/contract.js';
 import { blobHex, RowBudget } from '../resultBudget.js';
+import { rowText } from '../valueText.js';
 
 const busyTimeoutMs = Number(process.argv[2]);
 const filesPerProcess = Number(process.argv[3]);
@@ -74,13 +75,21 @@ function toWire(value, cellLimit) {
 const CHUNK_ROWS = 1_000;
 
 /**
+ * Row lines as the inside of a JSON string: escaped here, so that the server splices them into its
+ * response as they stand.
+ * @param {string[]} lines
+ */
+const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
+
+/**
  * @typedef {{ id: number, path: string, mode: 'read' | 'write' | 'check', timeoutMs: number, sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
  */
 
 /**
  * The rows as values, or (`rowsAs: 'json'`) as JSON text, serialised here beside the query rather than
  * copied to the server as values to be serialised there: every full chunk goes ahead at once as
- * `{ id, rowsChunk }` (a JSON array), the last one in the reply as `rowsJson`.
+ * `{ id, rowsChunk, linesChunk }` (a JSON array, and the same rows as the lines of the result's text,
+ * JSON-escaped: see JsonRows in database.ts), the last one in the reply as `rowsJson` and `linesJson`.
  * @param {import('better-sqlite3').Statement} stmt
  * @param {Request} request
  */
@@ -90,6 +99,8 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
   const budget = new RowBudget(maxBytes, cellBytes);
   /** @type {unknown[][]} */
   let rows = [];
+  /** @type {string[]} */
+  let lines = [];
   let count = 0;
   /** @type {'max_rows' | 'max_bytes' | undefined} */
   let truncatedBy;
@@ -115,13 +126,16 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
     budget.cellsCut += blobsCut;
     rows.push(values);
     count += 1;
-    if (rowsAs === 'json' && rows.length === CHUNK_ROWS) {
-      process.send?.({ id, rowsChunk: JSON.stringify(rows) });
+    if (rowsAs !== 'json') continue;
+    lines.push(rowText(values));
+    if (rows.length === CHUNK_ROWS) {
+      process.send?.({ id, rowsChunk: JSON.stringify(rows), linesChunk: escapedLines(lines) });
       rows = [];
+      lines = [];
     }
   }
   const truncation = { truncated: truncatedBy !== undefined, truncatedBy, cellsCut: budget.cellsCut };
-  if (rowsAs === 'json') return { columns, rowsJson: JSON.stringify(rows), rowCount: count, ...truncation };
+  if (rowsAs === 'json') return { columns, rowsJson: JSON.stringify(rows), linesJson: escapedLines(lines), rowCount: count, ...truncation };
   return { columns, rows, ...truncation };
 }
 

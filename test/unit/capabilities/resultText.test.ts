@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resultText } from '../../../src/capabilities/resultText.js';
+import { resultContentText, resultText } from '../../../src/capabilities/resultText.js';
 import { JsonRows } from '../../../src/db/database.js';
+import { RawJson, toJsonText } from '../../../src/protocol/rawJson.js';
 
 /** The text a model reads of a tool result: compact, one header row per table, every value unambiguous. */
 describe('resultText', () => {
@@ -24,6 +25,24 @@ describe('resultText', () => {
   it('reads rows a driver serialised already', () => {
     const text = resultText({ columns: [{ name: 'n', type: 'int' }], rows: new JsonRows('[[1],[2]]', 2), row_count: 2 });
     expect(text).toBe('n\n1\n2\nrow_count: 2');
+  });
+
+  it('splices row lines the driver wrote, JSON-escaped, into the content as they stand', () => {
+    const rows = [[1, 'a\tb'], [null, 'x"y']];
+    const written = new JsonRows(JSON.stringify(rows), 2, JSON.stringify('1\t"a\\tb"\nNULL\t"x\\"y"').slice(1, -1));
+    const structured = { columns: [{ name: 'n', type: 'int' }, { name: 's', type: 'text' }], rows: written, note: 'tab\there' };
+    const expected = resultText({ ...structured, rows });
+    expect(expected).toBe('n\ts\n1\t"a\\tb"\nNULL\t"x\\"y"\nnote: "tab\\there"');
+    const content = resultContentText(structured);
+    expect(content).toBeInstanceOf(RawJson);
+    expect(toJsonText({ text: content })).toBe(JSON.stringify({ text: expected }));
+    expect(resultText(structured)).toBe(expected);
+    // No rows: no line between the header and the fields.
+    const none = { columns: [{ name: 'n', type: 'int' }], rows: new JsonRows('[]', 0, ''), row_count: 0 };
+    expect(JSON.parse(toJsonText(resultContentText(none)))).toBe('n\nrow_count: 0');
+    // Values, or lines under an indented key (which would need the indent), are rendered here as a plain string.
+    expect(resultContentText({ columns: [{ name: 'n', type: 'int' }], rows: [[1]] })).toBe('n\n1');
+    expect(resultContentText({ plan: { columns: [{ name: 'n', type: 'int' }], rows: new JsonRows('[[1]]', 1, '1') } })).toBe('plan:\n  n\n  1');
   });
 
   it('quotes every string that would be ambiguous bare: empty, NULL, edge spaces, quotes, tabs, breaks, control characters', () => {
