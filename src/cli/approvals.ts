@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ENGINE_NAMES } from '../db/database.js';
-import { effectText, numberedLines, placeholderOf, valueText, valueType } from '../core/shared/statementText.js';
+import { destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
 import { visibleText } from '../core/shared/visibleText.js';
 import type { ConsentDialog } from '../runtime/consentDialogs.js';
 import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
@@ -21,9 +21,14 @@ function describeDialog(dialog: ConsentDialog): string {
     `    why:           ${visibleText(dialog.statementReason)}`,
     `    token:         ${visibleText(dialog.tokenName)} (${dialog.tokenLevel})`,
     `    database:      ${engine} ${visibleText(dialog.database)}`,
+    ...(dialog.destination ? [`    writes to:     ${destinationText(dialog.destination)}`] : []),
+    ...(dialog.rows
+      ? [`    rows to insert into ${visibleText(dialog.rows.table)} (${dialog.rows.total}):`, ...rowsTableLines(dialog.rows).map((line) => `      ${line}`)]
+      : []),
     `    statement:     ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}`,
     ...lines.map((line) => `      ${line}`),
-    ...dialog.params.map((value, i) => `    ${`${placeholderOf(dialog.engine, i)}:`.padEnd(15)}${valueType(value)} ${valueText(value)}`),
+    // An insert's bound values are its rows' cells, shown as the table above.
+    ...(dialog.rows ? [] : dialog.params.map((value, i) => `    ${`${placeholderOf(dialog.engine, i)}:`.padEnd(15)}${valueType(value)} ${valueText(value)}`)),
     ...(dialog.effect ? [`    rows:          ${effectText(dialog.effect)}`] : []),
     `    waiting:       ${dialog.waitingSeconds} s`,
   ].join('\n');

@@ -179,6 +179,8 @@ export const DATABASES = frozen({
   sqliteProcessesLimit: 16,
   sqliteFilesPerProcess: 16,
   sqliteRecycleRssMb: 150,
+  /** Processes beyond the one kept warm go after this long without a statement. */
+  sqliteIdleProcessMs: 60 * SECOND,
   /** A query process's heap, and how long a write waits for the lock. */
   sqliteHeapMb: 256,
   sqliteBusyTimeoutMs: 5 * SECOND,

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { approvals } from '../../src/cli/approvals.js';
 import { expectToolError } from '../helpers/rpcAssertions.js';
@@ -52,5 +55,51 @@ describe('sluice approvals: a write dialog in the terminal', () => {
 
     expect(app.dialogs.answer(dialog!.id, 'deny')).toBe(true);
     expectToolError(await pending, 'denied');
+  });
+
+  /** What `sluice approvals` prints while one dialog waits. */
+  async function printed(): Promise<string[]> {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      await approvals(['--data-dir', app.dataDir]);
+    } finally {
+      spy.mockRestore();
+    }
+    return written.join('').split('\n');
+  }
+
+  it('shows the file an export writes, and the rows an insert adds instead of its values one by one', async () => {
+    const writer = mintToken(app, 'Terminal exporter', 'readWrite');
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-approvals-'));
+    try {
+      const path = join(dir, 'genres\u202E.csv');
+      const exporting = callTool(app, 'export_data', { connection_id: 'demo', sql: 'SELECT id, name FROM genres', format: 'csv', path }, { headers: writer.headers });
+      await expect.poll(() => app.dialogs.list().length, { timeout: 5_000 }).toBe(1);
+      const [exportDialog] = app.dialogs.list();
+      expect(await printed()).toContain(`    writes to:     a new CSV file ${join(dir, 'genres⟨U+202E⟩.csv')}`);
+      expect(app.dialogs.answer(exportDialog!.id, 'deny')).toBe(true);
+      expectToolError(await exporting, 'denied');
+
+      const rows = [
+        { id: 9101, name: 'Tab\tled' },
+        { id: 9102, name: null },
+      ];
+      const inserting = callTool(app, 'insert_rows', { connection_id: 'demo', table: 'genres', rows }, { headers: writer.headers });
+      await expect.poll(() => app.dialogs.list().length, { timeout: 5_000 }).toBe(1);
+      const [insertDialog] = app.dialogs.list();
+      const lines = await printed();
+      const at = lines.indexOf('    rows to insert into main.genres (2):');
+      expect(at).toBeGreaterThan(0);
+      expect(lines.slice(at + 1, at + 5)).toEqual(['      id   | name', '      -----+-----------------', '      9101 | "Tab⟨U+0009⟩led"', '      9102 | null']);
+      expect(lines.some((line) => /^ {4}\?\d+:/.test(line))).toBe(false);
+      expect(app.dialogs.answer(insertDialog!.id, 'deny')).toBe(true);
+      expectToolError(await inserting, 'denied');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,13 +6,14 @@ import { SimulatedClock } from 'xstate';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionCatalog } from '../../src/db/connectionCatalog.js';
 import { type Database, valuesOf } from '../../src/db/database.js';
-import type { SavedConnection } from '../../src/db/savedConnections.js';
+import { type SavedConnection, writeConfig } from '../../src/db/savedConnections.js';
 import { SqliteProcessPool } from '../../src/db/sqlite/processPool.js';
 import { sqlitePoolSettings, type SqlitePoolSettings } from '../../src/db/sqlite/poolSettings.js';
 import { SqliteDatabase } from '../../src/db/sqlite/sqliteDatabase.js';
+import { DATABASES } from '../../src/core/contract.js';
 import { ErrorCode, ProtocolError } from '../../src/core/errors.js';
 import { busyQueryProcesses, fileOpenInQueryProcess, queryProcesses } from '../helpers/queryProcesses.js';
-import { callTool, startTestApp } from '../helpers/testApp.js';
+import { callTool, mintToken, startTestApp } from '../helpers/testApp.js';
 
 /** One pool of query processes serves every SQLite connection (issue 22, item 1). */
 
@@ -107,6 +108,26 @@ describe('the shared SQLite query pool', () => {
     expect(error).toMatchObject({ code: ErrorCode.RequestTimeout, message: 'The statement ran past its 60 s timeout' });
     await expect.poll(queryProcesses, poll).not.toContain(running);
     expect(await valueOf(b)).toBe(1);
+  });
+
+  it('processes beyond the one kept warm go after a minute (on the pool’s clock) without work', async () => {
+    const clock = new SimulatedClock();
+    const shared = openPool({ processes: 2 }, clock);
+    const [a, b] = [new SqliteDatabase(files[0]!, { pool: shared }), new SqliteDatabase(files[1]!, { pool: shared })];
+    const slow = valueOf(a, 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT count(*) FROM n');
+    await expect.poll(busyQueryProcesses, poll).toHaveLength(1);
+    // The first process is busy: the second connection's statement starts a second one.
+    expect(await valueOf(b)).toBe(1);
+    expect(await slow).toBe(3_000_000);
+    expect(queryProcesses()).toHaveLength(2);
+    clock.increment(DATABASES.sqliteIdleProcessMs - 1);
+    expect(queryProcesses()).toHaveLength(2);
+    clock.increment(1);
+    await expect.poll(queryProcesses, poll).toHaveLength(1);
+    // The one kept serves both connections, and no more go.
+    expect([await valueOf(a), await valueOf(b)]).toEqual([0, 1]);
+    clock.increment(DATABASES.sqliteIdleProcessMs);
+    expect(queryProcesses()).toHaveLength(1);
   });
 
   it('statements past the pool’s size wait for a process, and run once one is free', async () => {
@@ -205,5 +226,29 @@ describe('the catalog and the application share one pool', () => {
       await app.dispose();
     }
     expect(queryProcesses()).toEqual([]);
+  });
+
+  it('a token’s share is of the whole pool: its long statements on two files leave another token a process', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sluice-pool-share-'));
+    const sqlite = (id: string, path: string): SavedConnection => ({ id, name: id, engine: 'sqlite', path, externalAccess: 'readOnly', aiPolicy: 'always' });
+    writeConfig(dataDir, { connections: [sqlite('one', files[0]!), sqlite('two', files[1]!)] });
+    const app = await startTestApp({ dataDir, auth: true, sqlitePool: { processes: 2 } });
+    try {
+      const hog = mintToken(app, 'hog', 'readOnly').headers;
+      const other = mintToken(app, 'other', 'readOnly').headers;
+      const hogging = ['one', 'two'].map((connection_id, i) =>
+        callTool(app, 'execute_query', { connection_id, sql: ENDLESS, timeout_seconds: 300 }, { id: `hog-${i}`, headers: hog }),
+      );
+      await expect.poll(busyQueryProcesses, poll).toHaveLength(1);
+      // Were the share per file, the hog would hold both processes and this would wait 300 s.
+      const quick = await callTool(app, 'execute_query', { connection_id: 'two', sql: 'SELECT n FROM t' }, { headers: other });
+      expect(quick.json.result.structuredContent.rows).toEqual([[1]]);
+      expect(busyQueryProcesses()).toHaveLength(1);
+      await app.dispose();
+      for (const pending of hogging) expect((await pending).json.error.code).toBe(ErrorCode.ServerUnavailable);
+    } finally {
+      await app.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -77,8 +77,9 @@ const closedFailure = () => new DriverFailure('not_connected', 'the connection w
  * connection: each process keeps read connections to the files it served last, so any process can
  * serve any file. A statement that is cancelled or runs past its deadline takes its process with it:
  * the process is killed at once (SQLite stops mid-step) and the next statement gets another one. One
- * process is kept alive while the pool is open (after `warm()`), more start on demand up to `size`,
- * and a process that grew past the memory threshold is let go once it has answered.
+ * process is kept alive while the pool is open (after `warm()`), more start on demand up to `size` and
+ * go again after a minute without work, and a process that grew past the memory threshold is let go
+ * once it has answered.
  */
 export class SqliteProcessPool {
   readonly size: number;
@@ -93,6 +94,7 @@ export class SqliteProcessPool {
   readonly #paths = new Map<string, number>();
   #closed = false;
   #nextId = 1;
+  #trimTimer: unknown;
 
   constructor(settings: SqlitePoolSettings, clock: AppClock = systemClock) {
     this.size = settings.processes;
@@ -118,6 +120,7 @@ export class SqliteProcessPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#trimTimer !== undefined) this.#clock.clearTimeout(this.#trimTimer);
     for (const waiter of this.#waiting.splice(0)) waiter.fail(closedFailure());
     const children = [...this.#idle, ...this.#busy, ...this.#leaving];
     this.#idle.length = 0;
@@ -219,8 +222,29 @@ export class SqliteProcessPool {
   /** Hands `child` to the next waiter, or keeps it idle. */
   #free(child: ChildProcess): void {
     const waiter = this.#nextWaiter();
-    if (!waiter) this.#idle.push(child);
-    else waiter.take(this.#grant(waiter.handle, child));
+    if (waiter) {
+      waiter.take(this.#grant(waiter.handle, child));
+      return;
+    }
+    this.#idle.push(child);
+    if (this.#live() > 1) this.#scheduleTrim();
+  }
+
+  /**
+   * Past a burst, the processes beyond the one kept warm go once none of them has served a statement for
+   * `DATABASES.sqliteIdleProcessMs`: a pool that idles all day holds one process, not `size`.
+   */
+  #scheduleTrim(): void {
+    if (this.#trimTimer !== undefined) this.#clock.clearTimeout(this.#trimTimer);
+    this.#trimTimer = this.#clock.setTimeout(() => {
+      this.#trimTimer = undefined;
+      while (this.#idle.length > 0 && this.#live() > 1) {
+        // The longest idle first: `#run` takes the most recently freed.
+        const child = this.#idle.shift() as ChildProcess;
+        this.#leaving.add(child);
+        if (child.connected) child.disconnect();
+      }
+    }, DATABASES.sqliteIdleProcessMs);
   }
 
   /** After a process was killed or let go: a new one for the next waiter, or to keep one alive. */
