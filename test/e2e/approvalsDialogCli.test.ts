@@ -18,45 +18,6 @@ describe('sluice approvals: a write dialog in the terminal', () => {
   });
   afterAll(() => app?.dispose());
 
-  it('escapes what could hide part of the statement, and lists every value with its type', async () => {
-    const writer = mintToken(app, 'Terminal writer', 'readWrite');
-    const sql = "UPDATE genres SET name = ? -- \u202Eesrever\nWHERE name = 'x\u200B' AND id > ?";
-    const pending = callTool(app, 'execute_query', { connection_id: 'demo', sql, params: ['a\u001b[2Jb', 7] }, {
-      headers: writer.headers,
-      extraMeta: { 'io.modelcontextprotocol/clientInfo': { name: 'Term\u202Eclient', version: '1' } },
-    });
-    await expect.poll(() => app.dialogs.list().length, { timeout: 5_000 }).toBe(1);
-    const [dialog] = app.dialogs.list();
-
-    const written: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      written.push(String(chunk));
-      return true;
-    });
-    try {
-      await approvals(['--data-dir', app.dataDir]);
-    } finally {
-      spy.mockRestore();
-    }
-    const lines = written.join('').split('\n');
-    expect(lines[0]).toBe(`${dialog!.id}  write statement  Term⟨U+202E⟩client (self-declared) on Demo bookshop (execute_query)`);
-    expect(lines.slice(1, 10)).toEqual([
-      '    why:           UPDATE changes data',
-      '    token:         Terminal writer (readWrite)',
-      `    database:      SQLite ${dialog!.database}`,
-      '    statement:     2 lines',
-      '      1 | UPDATE genres SET name = ? -- ⟨U+202E⟩esrever',
-      "      2 | WHERE name = 'x⟨U+200B⟩' AND id > ?",
-      '    ?1:            string "a⟨U+001B⟩[2Jb"',
-      '    ?2:            integer 7',
-      '    rows:          about 0 rows (estimate: counted)',
-    ]);
-    for (const hidden of ['\u202e', '\u200b', '\u001b']) expect(written.join('')).not.toContain(hidden);
-
-    expect(app.dialogs.answer(dialog!.id, 'deny')).toBe(true);
-    expectToolError(await pending, 'denied');
-  });
-
   /** What `sluice approvals` prints while one dialog waits. */
   async function printed(): Promise<string[]> {
     const written: string[] = [];
@@ -71,6 +32,35 @@ describe('sluice approvals: a write dialog in the terminal', () => {
     }
     return written.join('').split('\n');
   }
+
+  it('escapes what could hide part of the statement, and lists every value with its type', async () => {
+    const writer = mintToken(app, 'Terminal writer', 'readWrite');
+    const sql = "UPDATE genres SET name = ? -- \u202Eesrever\nWHERE name = 'x\u200B' AND id > ?";
+    const pending = callTool(app, 'execute_query', { connection_id: 'demo', sql, params: ['a\u001b[2Jb', 7] }, {
+      headers: writer.headers,
+      extraMeta: { 'io.modelcontextprotocol/clientInfo': { name: 'Term\u202Eclient', version: '1' } },
+    });
+    await expect.poll(() => app.dialogs.list().length, { timeout: 5_000 }).toBe(1);
+    const [dialog] = app.dialogs.list();
+
+    const lines = await printed();
+    expect(lines[0]).toBe(`${dialog!.id}  write statement  Term⟨U+202E⟩client (self-declared) on Demo bookshop (execute_query)`);
+    expect(lines.slice(1, 10)).toEqual([
+      '    why:           UPDATE changes data',
+      '    token:         Terminal writer (readWrite)',
+      `    database:      SQLite ${dialog!.database}`,
+      '    statement:     2 lines',
+      '      1 | UPDATE genres SET name = ? -- ⟨U+202E⟩esrever',
+      "      2 | WHERE name = 'x⟨U+200B⟩' AND id > ?",
+      '    ?1:            string "a⟨U+001B⟩[2Jb"',
+      '    ?2:            integer 7',
+      '    rows:          about 0 rows (estimate: counted)',
+    ]);
+    for (const hidden of ['\u202e', '\u200b', '\u001b']) expect(lines.join('\n')).not.toContain(hidden);
+
+    expect(app.dialogs.answer(dialog!.id, 'deny')).toBe(true);
+    expectToolError(await pending, 'denied');
+  });
 
   it('shows the file an export writes, and the rows an insert adds instead of its values one by one', async () => {
     const writer = mintToken(app, 'Terminal exporter', 'readWrite');
