@@ -1,5 +1,4 @@
 import type { SavedConnection } from '../db/savedConnections.js';
-import { connectionOnDatabase } from '../db/connectionCatalog.js';
 import { canUseConnection, forbidden } from '../auth/access.js';
 import type { Database, TableDescription } from '../db/database.js';
 import { ToolError } from '../core/errors.js';
@@ -70,11 +69,10 @@ export function useConnection(
   if (!canUseConnection(ctx.principal, connection)) {
     throw forbidden(`Forbidden: connection "${id}" is not available to this client`);
   }
-  const target = connectionOnDatabase(connection, database);
-  const db = ctx.catalog.database(connection, database);
+  const { target, key, db } = ctx.catalog.onDatabase(connection, database);
   // SQLite connections share one pool of query processes, so a token's share is of that pool, not of
   // each file: long statements on two files must not take every process from the other tokens.
-  const shareKey = connection.engine === 'sqlite' ? SQLITE_POOL_SHARE : target === connection ? connection.id : `${connection.id}\u0000${database}`;
+  const shareKey = connection.engine === 'sqlite' ? SQLITE_POOL_SHARE : key;
   return { connection: target, db: ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id) };
 }
 

@@ -39,16 +39,24 @@ function requireString(params: Params, field: string): string {
  * against the tool's full output schema by the tests.
  */
 export function toolDeclaration(tool: Tool<never>) {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: listed(tool.inputSchema, true) as ObjectSchema,
-    annotations: tool.annotations.readOnlyHint
-      ? { readOnlyHint: true }
-      : { readOnlyHint: false, destructiveHint: tool.annotations.destructiveHint },
-  };
+  let declaration = declarations.get(tool);
+  if (!declaration) {
+    declaration = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: listed(tool.inputSchema, true) as ObjectSchema,
+      annotations: tool.annotations.readOnlyHint
+        ? { readOnlyHint: true }
+        : { readOnlyHint: false, destructiveHint: tool.annotations.destructiveHint },
+    };
+    declarations.set(tool, declaration);
+  }
+  return declaration;
 }
+
+/** Each tool's declaration, made on the first `tools/list` (tools never change once registered). */
+const declarations = new WeakMap<Tool<never>, Record<string, unknown>>();
 
 /** Arguments every connection tool shares, explained once in the server's instructions. */
 const SHARED_ARGUMENTS = new Set(['connection_id', 'database', 'schema', 'table']);

@@ -15,7 +15,7 @@ type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The client's entry for the stdio bridge. No token: the bridge reads its own from the handshake file. */
-export function bridgeEntry(client: ClientId, command: ReturnType<typeof selfCommand>): JsonObject {
+function bridgeEntry(client: ClientId, command: ReturnType<typeof selfCommand>): JsonObject {
   const args = [command.script, 'bridge', ...(command.dataDir ? ['--data-dir', command.dataDir] : [])];
   return CLIENT_FORMATS[client].typed ? { type: 'stdio', command: command.node, args } : { command: command.node, args };
 }
@@ -40,7 +40,7 @@ function readConfig(file: string, serversKey: string): JsonObject | undefined {
 const backupStamp = (now: Date) => now.toISOString().replace(/[:.]/g, '-');
 
 /** Merges Sluice's entry into the client's file: everything else kept, a backup first, an atomic write. */
-export function writeClientConfig(client: ClientId, linkOrFile: string, entry: JsonObject, now = new Date()): string {
+function writeClientConfig(client: ClientId, linkOrFile: string, entry: JsonObject, now = new Date()): string {
   const { serversKey } = CLIENT_FORMATS[client];
   // A configuration kept as a symbolic link (dotfile managers) is updated where it really lives.
   const file = existsSync(linkOrFile) ? realpathSync(linkOrFile) : linkOrFile;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readHandshake } from '../core/handshake.js';
-import { CONSOLE_SECRET_FILE } from '../console/consoleAccess.js';
+import { CONSOLE_SECRET_FILE, consoleSignInLink } from '../console/consoleAccess.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { UsageError } from './usageError.js';
 
@@ -20,5 +20,5 @@ export function currentConsoleLink(dataDir: string): string | undefined {
   const port = readHandshake(dataDir)?.consolePort;
   if (port === undefined) return undefined;
   const secret = readFileSync(join(dataDir, CONSOLE_SECRET_FILE), 'utf8').trim();
-  return `http://127.0.0.1:${port}/open?secret=${secret}`;
+  return consoleSignInLink(port, secret);
 }

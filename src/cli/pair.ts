@@ -8,13 +8,14 @@ import { type PermissionLevel, permissionLevels } from '../auth/levels.js';
 import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
 import { challengeFor, createVerifier } from '../pairing/pkce.js';
 import { currentTarget, osSchemeHost, schemeRegistrar } from '../platform/schemeRegistration.js';
+import { SERVE_LOG } from '../platform/supportDir.js';
 import { openWithOs } from '../platform/urlOpener.js';
 import { callControl } from './controlClient.js';
 import { CREDENTIAL_SERVICE, osCredentialStore } from '../platform/credentialStore.js';
 import { probeCredentialStore } from '../platform/credentialProbe.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { sluiceProgram } from './sluiceProgram.js';
-import { SERVE_LOG, SERVER_START_MS } from './startServer.js';
+import { SERVER_START_MS } from './startServer.js';
 import { UsageError } from './usageError.js';
 
 type Callback = { code: string } | { error: string };

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { SERVE_LOG } from '../platform/supportDir.js';
 import { isRunning } from './controlClient.js';
 import { sluiceProgram } from './sluiceProgram.js';
 
-/** In the support directory: the stderr of a server started by `open-url` (its stdout, with the console's one-time link, is dropped), as of the login service. */
-export const SERVE_LOG = 'sluice.log';
 /** How long a started server may take to answer on its control socket (the first start seeds the demo database). */
 export const SERVER_START_MS = 30_000;
 /** After the child exits (another start may have won the race), how long its rival may still take. */
@@ -16,7 +15,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Starts `sluice serve --data-dir DIR` detached from this process (it outlives it), stderr appended to
- * `serve.log`, and resolves once an application answers on the support directory's control socket.
+ * SERVE_LOG (`sluice.log`; its stdout, with the console's one-time link, is dropped), and resolves once an application answers on the support directory's control socket.
  */
 export async function startServer(dataDir: string): Promise<void> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -6,6 +6,9 @@ import { APPLICATION } from '../core/contract.js';
 
 export const CONSOLE_SECRET_FILE = 'console-secret';
 
+/** The one-time link that signs a browser in to the console on `port`, for its current `secret`. */
+export const consoleSignInLink = (port: number, secret: string) => `http://127.0.0.1:${port}/open?secret=${secret}`;
+
 /** A session id: 32 random bytes, base64url, as the page sends it in `Authorization: Bearer …`. */
 const SESSION_HEADER = /^Bearer ([A-Za-z0-9_-]{43})$/;
 

@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../core/atomicFile.js';
 import { openWithOs } from '../platform/urlOpener.js';
 
 /** In the support directory (mode 0600): the page that takes the browser on to the console's one-time link. */
-export const CONSOLE_OPEN_PAGE = 'console-open.html';
+const CONSOLE_OPEN_PAGE = 'console-open.html';
 
 /** The page: a redirect to `link`, and the link itself should the browser not follow redirects. */
 export function consoleOpenPage(link: string): string {

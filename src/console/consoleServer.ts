@@ -10,7 +10,7 @@ import { readBody } from '../http/body.js';
 import { isAllowedHost } from '../http/guards/host.js';
 import { originOf } from '../http/guards/origin.js';
 import { sendHttpError, sendJson } from '../http/respond.js';
-import type { ConsoleAccess } from './consoleAccess.js';
+import { type ConsoleAccess, consoleSignInLink } from './consoleAccess.js';
 import type { InspectorFeed } from './inspectorFeed.js';
 import type { MachineGraph } from './machineGraphs.js';
 import { packageRoot } from './packageRoot.js';
@@ -294,7 +294,7 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
   return {
     port: bound,
     url: `${origin()}/`,
-    openUrl: () => `${origin()}/open?secret=${deps.access.secret}`,
+    openUrl: () => consoleSignInLink(bound, deps.access.secret),
     async close() {
       for (const res of streams) res.end();
       server.closeAllConnections();

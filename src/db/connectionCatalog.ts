@@ -83,9 +83,17 @@ export class ConnectionCatalog {
   /**
    * The connection's driver; a server's pools connect on first use, and reconnect after it comes back.
    * `database` names another database on the same server (PostgreSQL, MySQL): its own pools, at most
-   * `OTHER_DATABASES` per connection, the least recently used retired to make room.
+   * `DATABASES.otherDatabasesPerConnection` per connection.
    */
   database(connection: SavedConnection, database?: string): Database {
+    return this.onDatabase(connection, database).db;
+  }
+
+  /**
+   * `database` above, with the connection as it points there (named for dialogs) and the key of that
+   * pair (the connection's id, or the id and the database).
+   */
+  onDatabase(connection: SavedConnection, database?: string): { target: SavedConnection; key: string; db: Database } {
     const target = connectionOnDatabase(connection, database);
     const key = target === connection ? connection.id : `${connection.id}\u0000${database}`;
     let open = this.#open.get(key);
@@ -97,17 +105,20 @@ export class ConnectionCatalog {
       if (target !== connection) this.#makeRoomBeside(connection.id);
     }
     this.#open.set(key, open);
-    return open.db;
+    return { target, key, db: open.db };
   }
 
-  /** Retires the least recently used other database of `id` when it has `OTHER_DATABASES` open. */
+  /**
+   * Closes the pools of the least recently used other database of `id` when it has the most open. Closed,
+   * not retired: statements running there (perhaps another token's) finish; only new ones are refused.
+   */
   #makeRoomBeside(id: string): void {
     const others = [...this.#open.keys()].filter((key) => key.startsWith(`${id}\u0000`));
     if (others.length < DATABASES.otherDatabasesPerConnection) return;
     const oldest = others[0] as string;
     const open = this.#open.get(oldest);
     this.#open.delete(oldest);
-    void open?.retire(`the pools of database "${oldest.split('\u0000')[1]}" were closed to open another database`);
+    void open?.release().catch(() => {});
   }
 
   /** The drivers of a connection: its own and those of other databases on its server. */

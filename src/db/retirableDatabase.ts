@@ -6,6 +6,8 @@ export type Retirable = {
   db: Database;
   /** Stops what runs on it (each statement ends with `why`, as a tool error) and closes it. */
   retire(why: string): Promise<void>;
+  /** Closes it once nothing runs on it: unlike `retire`, it stops nothing. */
+  release(): Promise<void>;
 };
 
 /** `signal`, or a method's `{ signal }` options, joined with the retirement signal. */
@@ -26,6 +28,12 @@ function withRetirement(arg: unknown, retirement: AbortSignal): unknown {
 export function retirable(db: Database): Retirable {
   const retirement = new AbortController();
   const ended = () => retirement.signal.reason as ToolError;
+  let running = 0;
+  let released: (() => void) | undefined;
+  const settled = () => {
+    running -= 1;
+    if (running === 0) released?.();
+  };
   const proxy = new Proxy(db, {
     get: (target, property, receiver) => {
       const value = Reflect.get(target, property, receiver) as unknown;
@@ -34,9 +42,12 @@ export function retirable(db: Database): Retirable {
       return (...args: unknown[]) => {
         const result = (value as (...a: unknown[]) => unknown).apply(target, args.map((a) => withRetirement(a, retirement.signal)));
         if (!(result instanceof Promise)) return result;
-        return result.catch((error: unknown) => {
-          throw retirement.signal.aborted ? ended() : error;
-        });
+        running += 1;
+        return result
+          .catch((error: unknown) => {
+            throw retirement.signal.aborted ? ended() : error;
+          })
+          .finally(settled);
       };
     },
   });
@@ -44,6 +55,10 @@ export function retirable(db: Database): Retirable {
     db: proxy,
     async retire(why) {
       retirement.abort(new ToolError('not_connected', why));
+      await db.close();
+    },
+    async release() {
+      if (running > 0) await new Promise<void>((resolve) => (released = resolve));
       await db.close();
     },
   };

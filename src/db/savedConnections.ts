@@ -7,8 +7,8 @@ import { isPlainObject } from '../protocol/jsonrpc.js';
 import { writeFileAtomic } from '../core/atomicFile.js';
 import { SECRETS_IN_FILES, type SecretHome, secretAccount, settleSecrets } from '../platform/secretHome.js';
 
-export const externalAccessLevels = ['blocked', 'readOnly', 'readWrite'] as const;
-export const aiPolicies = ['never', 'askEachTime', 'always'] as const;
+const externalAccessLevels = ['blocked', 'readOnly', 'readWrite'] as const;
+const aiPolicies = ['never', 'askEachTime', 'always'] as const;
 
 type ConnectionSettings = {
   id: string;

@@ -1,6 +1,6 @@
 import { DATABASES } from '../core/contract.js';
 import type { Database, Engine } from './database.js';
-import { PERFORMANCE, type IndexSuggestion } from './queryPerformance.js';
+import { PERFORMANCE, type IndexSuggestion } from './performanceFindings.js';
 import { type SpannedToken, tokenSpans, UnreadableSql } from './sqlTokens.js';
 import { SQL_DIALECTS } from './sqlDialects.js';
 
@@ -14,9 +14,6 @@ export type Scan = { schema: string; table: string; alias: string; conditions: s
 
 /** The statement budget of the catalog queries behind the advice. */
 export const ADVICE_READ = { maxRows: 10_000, timeoutMs: DATABASES.introspectionTimeoutMs };
-
-/** A name quoted by the engine's rules. */
-export const quoteIdentifier = (engine: Engine, name: string) => SQL_DIALECTS[engine].quoteIdent(name);
 
 /** A name token as written, unquoted; undefined for anything else. */
 function nameOf(sql: string, token: SpannedToken | undefined): string | undefined {
@@ -39,7 +36,7 @@ function spans(sql: string, engine: Engine): SpannedToken[] {
 const same = (a: string | undefined, b: string) => a !== undefined && a.toLowerCase() === b.toLowerCase();
 
 /** The table's columns that `text` uses, unqualified or qualified by `alias`, in order of first use. */
-export function columnsReferenced(text: string, engine: Engine, alias: string, columns: string[]): string[] {
+function columnsReferenced(text: string, engine: Engine, alias: string, columns: string[]): string[] {
   const byName = new Map(columns.map((c) => [c.toLowerCase(), c]));
   const tokens = spans(text, engine);
   const found = new Set<string>();
@@ -89,7 +86,7 @@ export function aliasedTable(sql: string, engine: Engine, name: string): { schem
 }
 
 function createIndex(engine: Engine, schema: string, table: string, columns: string[]): string {
-  const q = (name: string) => quoteIdentifier(engine, name);
+  const q = SQL_DIALECTS[engine].quoteIdent;
   const name = q(`${table}_${columns.join('_')}_idx`.slice(0, 60));
   const list = columns.map(q).join(', ');
   // SQLite names the schema on the index, the others on the table.

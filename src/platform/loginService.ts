@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { posix, win32 } from 'node:path';
+import { SERVE_LOG } from './supportDir.js';
 
 /** What the login service starts: `node <script> serve …`, by absolute paths. */
 export type ServeCommand = {
@@ -40,9 +41,9 @@ export type LoginServicePlan = {
   logs: string;
 };
 
-export const SERVICE_NAME = 'sluice';
-export const LAUNCHD_LABEL = 'app.sluice.serve';
-export const TASK_NAME = 'Sluice';
+const SERVICE_NAME = 'sluice';
+const LAUNCHD_LABEL = 'app.sluice.serve';
+const TASK_NAME = 'Sluice';
 const DESCRIPTION = 'Sluice, the local MCP server for your databases';
 
 /** `sluice serve`'s own arguments; `logFile` only where the service manager cannot capture stderr. */
@@ -103,7 +104,7 @@ export function systemdUnit(target: ServeCommand): string {
 const xmlEscaped = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
-export function launchdPlist(target: ServeCommand, logFile: string): string {
+function launchdPlist(target: ServeCommand, logFile: string): string {
   const words = [target.node, ...serveArgs(target)];
   refuseControlCharacters([...words, logFile]);
   return [
@@ -146,7 +147,7 @@ export function windowsQuote(value: string): string {
   return `"${value.replace(/(\\+)$/, '$1$1')}"`;
 }
 
-export function taskXml(target: ServeCommand, windowsUser: string, logFile: string): string {
+function taskXml(target: ServeCommand, windowsUser: string, logFile: string): string {
   refuseControlCharacters([target.node, windowsUser, ...serveArgs(target, logFile)]);
   const user = xmlEscaped(windowsUser);
   return [
@@ -194,7 +195,7 @@ export function taskXml(target: ServeCommand, windowsUser: string, logFile: stri
 /** The login service of `platform`: its file, and the exact programs that install, remove and query it. */
 export function loginServicePlan(platform: NodeJS.Platform, target: ServeCommand, user: UserContext): LoginServicePlan {
   if (platform === 'darwin') {
-    const logFile = posix.join(user.supportDir, 'sluice.log');
+    const logFile = posix.join(user.supportDir, SERVE_LOG);
     const domain = `gui/${user.uid ?? 501}`;
     const file = posix.join(user.home, 'Library', 'LaunchAgents', `${LAUNCHD_LABEL}.plist`);
     return {
@@ -213,7 +214,7 @@ export function loginServicePlan(platform: NodeJS.Platform, target: ServeCommand
     };
   }
   if (platform === 'win32') {
-    const logFile = win32.join(user.supportDir, 'sluice.log');
+    const logFile = win32.join(user.supportDir, SERVE_LOG);
     const file = win32.join(user.supportDir, 'sluice-task.xml');
     if (!user.windowsUser) throw new Error('cannot tell the Windows user (USERNAME is not set)');
     return {

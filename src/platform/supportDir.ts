@@ -1,6 +1,9 @@
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 
+/** In the support directory: the log of a Sluice started in the background (by the login service on macOS and Windows, or by `open-url`). */
+export const SERVE_LOG = 'sluice.log';
+
 /**
  * `--data-dir`, else `SLUICE_HOME`, else the platform's application-support folder, spelled with that
  * platform's separators (so the Windows and macOS answers can be checked on any system).

@@ -8,7 +8,7 @@ export const NOTICE_TITLE = 'Sluice: waiting for your approval';
 const MAX_NAME = 60;
 
 /** A name a client chose, as a notice quotes it: one line, no control or direction characters, short. */
-export function quotedName(name: string): string {
+function quotedName(name: string): string {
   const line = name.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim();
   const chars = [...line];
   return `"${chars.length > MAX_NAME ? `${chars.slice(0, MAX_NAME - 1).join('')}…` : line}"`;

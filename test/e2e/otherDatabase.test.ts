@@ -6,6 +6,7 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/savedConnections.js';
+import { DATABASES } from '../../src/core/contract.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
 import { availableEngines, createFixture, type EngineFixture, MYSQL_URL, POSTGRES_URL } from '../helpers/engines.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
@@ -124,5 +125,20 @@ describe.each(engines)('the database argument on %s', (engine) => {
     expect(expectModernSuccess(done).structuredContent).toMatchObject({ rows_affected: 1 });
     const read = (await structured('execute_query', { database: name, sql: 'SELECT count(*) FROM elsewhere' })) as { rows: unknown[][] };
     expect(Number(read.rows[0]?.[0])).toBe(2);
+  });
+
+  it('making room for more databases lets a statement running on the one closed finish', async (context) => {
+    if (engine === 'sqlite') return context.skip('a SQLite file is one database');
+    const name = (other as { name: string }).name;
+    const sleep = engine === 'postgres' ? 'SELECT pg_sleep(1.5), 1 AS done' : 'SELECT SLEEP(1.5), 1 AS done';
+    const running = call('execute_query', { database: name, sql: sleep });
+    await expect.poll(() => app.liveActors(), { timeout: 5_000 }).toBeGreaterThan(0);
+    // Four more databases (none exists: each opens its pools, then answers not_found) push it out.
+    for (let i = 0; i < DATABASES.otherDatabasesPerConnection; i++) {
+      expectToolError(await call('list_tables', { database: `sluice_no_database_${i}` }), 'not_found');
+    }
+    const done = expectModernSuccess(await running);
+    expect(done.isError, JSON.stringify(done.content)).toBe(false);
+    expect((done.structuredContent as { rows: unknown[][] }).rows[0]?.at(-1)).toBe(1);
   });
 });

@@ -1,7 +1,6 @@
-import { RESULTS } from '../../core/contract.js';
-import { ToolError } from '../../core/errors.js';
 import { ENGINE_NAMES } from '../../db/database.js';
 import { describeOrFail, useConnection } from '../connectionArgs.js';
+import { checkSqlSize } from '../statementArgs.js';
 import type { Prompt } from '../types.js';
 import { schemaText, tableText, userText } from './schemaText.js';
 
@@ -17,8 +16,7 @@ export const proposeIndexes: Prompt = {
   ],
   async render(args, ctx) {
     const { connection, db } = useConnection(ctx, args.connection_id as string);
-    if (args.sql !== undefined && Buffer.byteLength(args.sql) > RESULTS.maxSqlBytes)
-      throw new ToolError('invalid_argument', `sql is at most ${RESULTS.maxSqlBytes / 1024} KB`);
+    if (args.sql !== undefined) checkSqlSize(args.sql);
     const text = args.table
       ? tableText(await describeOrFail(db, args.schema, args.table, ctx.signal))
       : await schemaText(db, args.schema, ctx.signal);

@@ -3,6 +3,7 @@ import { ToolError } from '../../core/errors.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { resultSetSchema } from '../resultSet.js';
 import { runStatement } from '../runStatement.js';
+import { sqlProperty } from '../statementArgs.js';
 import type { Tool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
@@ -14,12 +15,7 @@ export const confirmDestructiveOperation: Tool<Args> = {
   description:
     'The only way to run DROP, TRUNCATE or DELETE without WHERE. Needs the admin scope and the user’s explicit confirmation of the exact statement.',
   inputSchema: onConnection({
-    sql: {
-      type: 'string',
-      description: 'Exactly one destructive statement.',
-      minLength: 1,
-      maxLength: RESULTS.maxSqlBytes,
-    },
+    sql: { ...sqlProperty, description: 'Exactly one destructive statement.' },
   }, ['sql']),
   outputSchema: resultSetSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

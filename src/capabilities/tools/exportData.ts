@@ -8,7 +8,7 @@ import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { exportTarget, withTempFile, writeExport } from '../exportFile.js';
 import { csvRecord, EXPORT_FORMATS, type ExportFormat, jsonRecord, uniqueNames } from '../exportFormats.js';
-import { boundValues, checkSqlSize, paramsProperty, sqlProperty } from '../statementArgs.js';
+import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
 import type { CallContext, Tool } from '../types.js';
 
 type Args = {
@@ -67,7 +67,7 @@ export const exportData: Tool<Args> = {
     path: { type: 'string', description: 'Absolute path of the file to create; its directory must exist.', minLength: 1, maxLength: 4_096 },
     overwrite: { type: 'boolean', description: 'Replace the file if it exists.', default: false },
     max_rows: { type: 'integer', minimum: 1, maximum: EXPORTS.maxRows, default: EXPORTS.defaultRows },
-    timeout_seconds: { type: 'integer', minimum: 1, maximum: RESULTS.maxTimeoutSeconds, default: RESULTS.defaultTimeoutSeconds },
+    timeout_seconds: timeoutSecondsProperty,
   }, ['sql', 'format', 'path']),
   outputSchema: {
     type: 'object',

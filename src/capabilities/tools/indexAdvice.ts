@@ -1,12 +1,11 @@
 import { ToolError } from '../../core/errors.js';
 import { indexAdvice as adviseIndexes } from '../../db/queryPerformance.js';
-import { boundValues, checkSqlSize, paramsProperty } from '../statementArgs.js';
+import { boundValues, checkSqlSize, paramsProperty, sqlProperty } from '../statementArgs.js';
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { explainableStatement } from '../explainable.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
-import { RESULTS } from '../../core/contract.js';
 
 type Args = { connection_id: string; database?: string; schema?: string; sql?: string; params?: unknown[] };
 
@@ -16,7 +15,7 @@ export const indexAdvice: Tool<Args> = {
   description: 'Suggests CREATE INDEX statements for full scans in a query’s plan (or, on PostgreSQL without sql, the most scanned tables). Never runs them.',
   inputSchema: onConnection({
     schema: schemaProperty,
-    sql: { type: 'string', description: 'One query to advise on; without it, the whole workload.', minLength: 1, maxLength: RESULTS.maxSqlBytes },
+    sql: { ...sqlProperty, description: 'One query to advise on; without it, the whole workload.' },
     params: paramsProperty,
   }),
   outputSchema: {

@@ -43,6 +43,8 @@ export const searchSchema: Tool<Args> = {
     const hits = (name: string) => name.toLowerCase().includes(needle);
     const matches: Match[] = [];
     for (const table of await db.listTables(args.schema, ctx.signal)) {
+      // One match past the limit settles is_truncated: the remaining tables need not be described.
+      if (matches.length > limit) break;
       if (hits(table.name))
         matches.push({ kind: table.type, schema: table.schema, table: table.name, name: table.name });
       const description = await db.describeTable(table.schema, table.name, ctx.signal);

@@ -2,7 +2,24 @@
 // (the `ssh` block `sluice connections add --ssh …` saves) and a DuckDB connection's files directory.
 // A key's passphrase is never asked for here: `sluice connections update --ssh-passphrase-stdin` sets it.
 
-import { $ } from './shared/dom.js';
+import { $, $$ } from './shared/dom.js';
+
+/**
+ * Puts the SSH fieldset and files directory of index.html's `#connection-extras` template in place of
+ * each form's `[data-connection-extras]` placeholder, every id (and the label and hint naming it)
+ * prefixed with the placeholder's value: `conn-ssh-host` in the add form, `conn-edit-ssh-host` in the edit one.
+ */
+export function mountExtras() {
+  const template = $('#connection-extras');
+  for (const slot of $$('[data-connection-extras]')) {
+    const prefix = slot.dataset.connectionExtras;
+    const extras = template.content.cloneNode(true);
+    for (const el of $$('[id]', extras)) el.id = `${prefix}-${el.id}`;
+    for (const el of $$('[for]', extras)) el.htmlFor = `${prefix}-${el.htmlFor}`;
+    for (const el of $$('[aria-describedby]', extras)) el.setAttribute('aria-describedby', `${prefix}-${el.getAttribute('aria-describedby')}`);
+    slot.replaceWith(extras);
+  }
+}
 
 /** `[user@]host[:port]` (`[v6]:port` too), as `parseSshHop` in src/db/sshOptions.ts reads it. */
 function parseHop(text) {

@@ -3,7 +3,7 @@
 import { post } from './api.js';
 import { editConnection, wireConnectionEditForm } from './connectionEdit.js';
 import { confirmRemoval, wireRemovalDialog } from './connectionRemoval.js';
-import { fillSsh, showExtras, sshHopText, sshOfForm } from './connectionExtras.js';
+import { fillSsh, mountExtras, showExtras, sshHopText, sshOfForm } from './connectionExtras.js';
 import { testConnection } from './connectionTest.js';
 import { announce, setEmpty, setError } from './feedback.js';
 import { reconcile } from './reconcile.js';
@@ -143,6 +143,7 @@ const WHERE_TEXT = {
 };
 
 export function wireConnectionForm() {
+  mountExtras();
   wireConnectionEditForm();
   wireRemovalDialog();
   const form = $('#connection-form');

@@ -4,7 +4,7 @@ import { type CheckResult, FINDINGS_PER_CHECK, type HealthFinding, LONG_RUNNING_
 import { indexShapes, overlappingIndexes } from '../indexOverlap.js';
 
 /** Index key columns compared for duplicates at most. */
-export const INDEX_COLUMNS_COMPARED = 10_000;
+const INDEX_COLUMNS_COMPARED = 10_000;
 
 const LIMIT = FINDINGS_PER_CHECK + 1;
 

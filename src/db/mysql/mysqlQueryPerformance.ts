@@ -1,6 +1,6 @@
 import { ToolError } from '../../core/errors.js';
 import { type Database, type Explanation, valuesOf } from '../database.js';
-import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../queryPerformance.js';
+import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../performanceFindings.js';
 import { ADVICE_READ, adviseScans, aliasedTable, type Scan } from '../scanAdvice.js';
 
 type Actual = NonNullable<Explanation['actual']>;

@@ -8,13 +8,13 @@ import { cacheHitRatio, USER_SCHEMA } from './postgresStatistics.js';
  * Estimated bloat, from pg_stat_user_tables alone (no pgstattuple): a table is reported when at least
  * BLOAT_MIN_DEAD_ROWS of its rows are dead and they are more than BLOAT_DEAD_SHARE of all its rows.
  */
-export const BLOAT_MIN_DEAD_ROWS = 1_000;
-export const BLOAT_DEAD_SHARE = 0.2;
+const BLOAT_MIN_DEAD_ROWS = 1_000;
+const BLOAT_DEAD_SHARE = 0.2;
 /** A cache hit ratio below this is reported, once at least CACHE_MIN_BLOCKS blocks were asked for. */
-export const CACHE_HIT_WARNING = 0.95;
-export const CACHE_MIN_BLOCKS = 10_000;
+const CACHE_HIT_WARNING = 0.95;
+const CACHE_MIN_BLOCKS = 10_000;
 /** Indexes compared for duplicates at most. */
-export const INDEXES_COMPARED = 10_000;
+const INDEXES_COMPARED = 10_000;
 
 const LIMIT = FINDINGS_PER_CHECK + 1;
 

@@ -1,7 +1,8 @@
 import { type Database, type Explanation, valuesOf } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
-import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../queryPerformance.js';
-import { ADVICE_READ, adviseScans, quoteIdentifier, type Scan } from '../scanAdvice.js';
+import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../performanceFindings.js';
+import { ADVICE_READ, adviseScans, type Scan } from '../scanAdvice.js';
+import { SQL_DIALECTS } from '../sqlDialects.js';
 
 /** What EXPLAIN (ANALYZE) measured: its "Execution Time" line, and the top node's actual rows times its loops. */
 export function postgresActuals(rows: unknown[][]): NonNullable<Explanation['actual']> {
@@ -33,7 +34,7 @@ export async function postgresSlowQueries(db: Database, options: SlowQueriesOpti
   try {
     const rows = await read(
       `SELECT calls, total_${time}, mean_${time}, rows, left(query, $1)
-       FROM ${quoteIdentifier('postgres', String(extension[0]))}.pg_stat_statements
+       FROM ${SQL_DIALECTS.postgres.quoteIdent(String(extension[0]))}.pg_stat_statements
        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
        ORDER BY ${order} DESC NULLS LAST LIMIT $2`,
       [PERFORMANCE.queryTextChars, options.limit],

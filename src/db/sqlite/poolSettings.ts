@@ -10,7 +10,7 @@ export type SqlitePoolSettings = {
 };
 
 /** The variable that overrides the pool's size (`sluice serve`, docs/limits.md). */
-export const POOL_SIZE_VARIABLE = 'SLUICE_SQLITE_PROCESSES';
+const POOL_SIZE_VARIABLE = 'SLUICE_SQLITE_PROCESSES';
 
 /**
  * The pool's settings: one process per core, within `sqliteProcessesMin`..`sqliteProcessesMax`, unless

@@ -5,7 +5,7 @@ import { indexShapes, type KeyColumn, overlappingIndexes } from '../indexOverlap
 import { hasStat1 } from './sqliteStatistics.js';
 
 /** Free pages above this share of the file are reported: VACUUM would give them back. */
-export const FREELIST_WARNING_SHARE = 0.25;
+const FREELIST_WARNING_SHARE = 0.25;
 
 const QUICK_CHECK = 'SELECT quick_check FROM pragma_quick_check(NULL, ?) LIMIT ?';
 const PAGES = 'SELECT (SELECT page_count FROM pragma_page_count), (SELECT freelist_count FROM pragma_freelist_count)';

@@ -1,5 +1,5 @@
 import { type Database, valuesOf } from '../database.js';
-import type { IndexAdvice, IndexAdviceOptions } from '../queryPerformance.js';
+import type { IndexAdvice, IndexAdviceOptions } from '../performanceFindings.js';
 import { ADVICE_READ, adviseScans, aliasedTable, conditionText } from '../scanAdvice.js';
 
 /** EXPLAIN QUERY PLAN's `SCAN name` (not `SCAN name USING … INDEX`): a full scan of that table. */

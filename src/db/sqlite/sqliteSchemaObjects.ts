@@ -4,6 +4,7 @@ import { indexDefinitionParts, triggerHeader, viewQuery } from '../createStateme
 import { catalogResult } from '../catalogRead.js';
 import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../schemaObjectReads.js';
 import { ToolError } from '../../core/errors.js';
+import { SQL_DIALECTS } from '../sqlDialects.js';
 
 /**
  * Indexes, foreign keys, views and triggers from the pragma table-valued functions and sqlite_schema.
@@ -17,7 +18,7 @@ const USER_TABLES = "t.type = 'table' AND t.name NOT LIKE 'sqlite\\_%' ESCAPE '\
 /** `schema`'s sqlite_schema, once the schema is known to be attached. */
 async function catalogOf(db: Database, schema: string, signal: AbortSignal): Promise<string> {
   if (!(await db.listSchemas(signal)).includes(schema)) throw new ToolError('not_found', `no schema "${schema}"; call list_schemas`);
-  return `"${schema.replaceAll('"', '""')}".sqlite_schema`;
+  return `${SQL_DIALECTS.sqlite.quoteIdent(schema)}.sqlite_schema`;
 }
 
 export const sqliteSchemaObjects: SchemaObjectQueries = {

@@ -3,11 +3,11 @@ import { SCHEME, type SchemeRegistrar, type SchemeTarget, handlerArgs } from './
 import { desktopString, execArgument, execNeedsNoQuotes } from './desktopEntry.js';
 import { withoutAssociation } from './mimeappsList.js';
 
-export const DESKTOP_ID = 'sluice-url-handler.desktop';
+const DESKTOP_ID = 'sluice-url-handler.desktop';
 const MIME_TYPE = `x-scheme-handler/${SCHEME}`;
 
 const applicationsDir = (t: SchemeTarget) => join(t.env.XDG_DATA_HOME || join(t.home, '.local', 'share'), 'applications');
-export const desktopFilePath = (t: SchemeTarget) => join(applicationsDir(t), DESKTOP_ID);
+const desktopFilePath = (t: SchemeTarget) => join(applicationsDir(t), DESKTOP_ID);
 /** Where `xdg-mime default` (and `gio mime`) record the user's choice. */
 const mimeappsListPath = (t: SchemeTarget) => join(t.env.XDG_CONFIG_HOME || join(t.home, '.config'), 'mimeapps.list');
 

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { SCHEME, type SchemeRegistrar, type SchemeTarget, handlerArgs } from './target.js';
 
-export const APP_NAME = 'Sluice URL Handler';
-export const LSREGISTER =
+const APP_NAME = 'Sluice URL Handler';
+const LSREGISTER =
   '/System/Library/Frameworks/CoreServices.framework/Frameworks/LaunchServices.framework/Support/lsregister';
 
-export const appPath = (t: SchemeTarget) => join(t.home, 'Applications', `${APP_NAME}.app`);
+const appPath = (t: SchemeTarget) => join(t.home, 'Applications', `${APP_NAME}.app`);
 
 /** An AppleScript string literal. */
 const appleString = (text: string) =>
@@ -20,7 +20,7 @@ const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').
  * it in single quotes (each `'` inside becoming `'\''`): sh expands nothing there, so no character of
  * a link can end the word or start another command. A refusal (`open-url` exits 1) is shown as an alert.
  */
-export function appletScript(t: SchemeTarget): string[] {
+function appletScript(t: SchemeTarget): string[] {
   const command = handlerArgs(t).map((arg) => `quoted form of ${appleString(arg)}`).join(' & " " & ');
   return [
     'on open location theURL',
@@ -38,7 +38,7 @@ export function appletScript(t: SchemeTarget): string[] {
  * URL scheme, LSUIElement (no Dock icon, yet it may show an alert), and the command it runs (read by
  * `isInstalled`, and by whoever wonders what the app does).
  */
-export function infoPlist(t: SchemeTarget): string {
+function infoPlist(t: SchemeTarget): string {
   const string = (text: string) => `<string>${xml(text)}</string>`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

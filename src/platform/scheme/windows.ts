@@ -1,7 +1,7 @@
 import { type SchemeRegistrar, type SchemeTarget, SCHEME, handlerArgs } from './target.js';
 
-export const SCHEME_KEY = `HKCU\\Software\\Classes\\${SCHEME}`;
-export const COMMAND_KEY = `${SCHEME_KEY}\\shell\\open\\command`;
+const SCHEME_KEY = `HKCU\\Software\\Classes\\${SCHEME}`;
+const COMMAND_KEY = `${SCHEME_KEY}\\shell\\open\\command`;
 
 /**
  * One argument of the command line Windows builds from the registered command, quoted as the C runtime
@@ -15,7 +15,7 @@ function windowsArgument(arg: string): string {
 }
 
 /** The `shell\open\command` value: the handler's arguments, then the link as `"%1"`. */
-export const openCommand = (t: SchemeTarget) => [...handlerArgs(t).map(windowsArgument), '"%1"'].join(' ');
+const openCommand = (t: SchemeTarget) => [...handlerArgs(t).map(windowsArgument), '"%1"'].join(' ');
 
 /** `reg query` prints `    (Default)    REG_SZ    <value>`; the label is translated, the type is not. */
 const registryString = (output: string) => /\sREG_SZ {4}(.*)$/m.exec(output)?.[1]?.replace(/\r$/, '');

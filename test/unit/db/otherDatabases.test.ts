@@ -37,7 +37,7 @@ describe('ConnectionCatalog.database with other databases', () => {
     await catalog?.close();
   });
 
-  it(`keeps ${DATABASES.otherDatabasesPerConnection} other databases open per connection, retiring the least recently used`, () => {
+  it(`keeps ${DATABASES.otherDatabasesPerConnection} other databases open per connection, closing the least recently used`, () => {
     catalog = new ConnectionCatalog([server]);
     const own = catalog.database(server);
     const names = Array.from({ length: DATABASES.otherDatabasesPerConnection }, (_, i) => `db${i}`);
@@ -46,7 +46,7 @@ describe('ConnectionCatalog.database with other databases', () => {
     expect(names.map((name) => catalog!.database(server, name))).toEqual(first);
     catalog.database(server, 'db0');
     catalog.database(server, 'one more');
-    // db1 was the least recently used: it was retired, and naming it again opens a fresh driver.
+    // db1 was the least recently used: its pools were closed, and naming it again opens fresh ones.
     expect(catalog.database(server, 'db0')).toBe(first[0]);
     expect(catalog.database(server, 'db1')).not.toBe(first[1]);
     // The connection's own driver is never one of them.
