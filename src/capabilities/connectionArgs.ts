@@ -1,6 +1,7 @@
 import type { SavedConnection } from '../db/savedConnections.js';
 import { canUseConnection, forbidden } from '../auth/access.js';
 import type { Database, TableDescription } from '../db/database.js';
+import { controlCharacterIn } from '../core/controlCharacters.js';
 import { ToolError } from '../core/errors.js';
 import type { ObjectSchema, Schema } from './schema.js';
 import type { CallContext } from './types.js';
@@ -55,15 +56,27 @@ export function visibleConnections(ctx: CallContext): SavedConnection[] {
 }
 
 /**
- * The connection a call names, on `database` when the call names another database of its server. Unknown
- * ids are `not_found`; a connection hidden from the caller (outside its allowlist, external access
- * blocked, AI policy never) is refused with `-33007`.
+ * Refuses a client string bound for a driver's connection options or a file path when it holds a
+ * control character (src/core/controlCharacters.ts), naming the argument: `invalid_argument`.
+ */
+export function refuseControlCharacters(argument: string, value: string): void {
+  const found = controlCharacterIn(value);
+  if (found) throw new ToolError('invalid_argument', `${argument} must not contain a control character (it holds ${found})`);
+}
+
+/**
+ * The connection a call names, on `database` when the call names another database of its server. Every
+ * tool, resource and completion reaches a database through here, so `database`, which becomes a
+ * connection option, is checked here first, before any driver or pool is touched. Unknown ids are
+ * `not_found`; a connection hidden from the caller (outside its allowlist, external access blocked, AI
+ * policy never) is refused with `-33007`.
  */
 export function useConnection(
   ctx: CallContext,
   id: string,
   database?: string,
 ): { connection: SavedConnection; db: Database } {
+  if (database !== undefined) refuseControlCharacters('database', database);
   const connection = ctx.catalog.get(id);
   if (!connection) throw new ToolError('not_found', `no connection with id "${id}"; call list_connections`);
   if (!canUseConnection(ctx.principal, connection)) {

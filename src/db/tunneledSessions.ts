@@ -1,3 +1,4 @@
+import { controlCharacterIn } from '../core/controlCharacters.js';
 import type { ServerAddress } from './connectionUrl.js';
 import type { ResultSet } from './database.js';
 import { DriverFailure } from './driverFailure.js';
@@ -46,12 +47,24 @@ class TunneledSessions implements ServerSessions {
   }
 }
 
-/** The engine's sessions, made by `open` for the tunnel's local port when there is a tunnel. */
+/** The address options the drivers send as text in their start-up message or handshake. */
+const TEXT_OPTIONS = ['host', 'user', 'database'] as const;
+
+/**
+ * The engine's sessions, made by `open` for the tunnel's local port when there is a tunnel. An option
+ * holding a control character is never given to a driver (a NUL ends a value in PostgreSQL's start-up
+ * message and MySQL's handshake): the capabilities refuse such a `database` first; this holds whatever
+ * path an address took.
+ */
 export async function sessionsThrough(
   address: ServerAddress,
   tunnel: SshTunnel | undefined,
   open: (address: ServerAddress) => ServerSessions,
 ): Promise<ServerSessions> {
+  for (const option of TEXT_OPTIONS) {
+    const found = controlCharacterIn(address[option]);
+    if (found) throw new DriverFailure('invalid_argument', `the connection's ${option} holds a control character (${found}); it is never sent to the server`);
+  }
   if (!tunnel) return open(address);
   return new TunneledSessions(open({ ...address, host: '127.0.0.1', port: await tunnel.listen() }), tunnel);
 }
