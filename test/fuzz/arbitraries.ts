@@ -103,6 +103,12 @@ const nastyChar = fc.constantFrom(
   '?=',
 );
 
+/** One control character (Unicode Cc): C0 U+0000–U+001F, DEL U+007F, C1 U+0080–U+009F; NUL one case in nine. */
+export const controlCharacter: fc.Arbitrary<string> = fc.oneof(
+  { weight: 1, arbitrary: fc.constant('\u0000') },
+  { weight: 8, arbitrary: fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.constant(0x7f), fc.integer({ min: 0x80, max: 0x9f })).map((code) => String.fromCodePoint(code)) },
+);
+
 /** Text of every kind: ASCII, any Unicode scalar values, graphemes, and control-laden strings. */
 export const text = (maxLength = 40): fc.Arbitrary<string> =>
   fc.oneof(
