@@ -2,15 +2,15 @@ import { randomBytes } from 'node:crypto';
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { challengeFor, createVerifier } from '../../src/pairing/pkce.js';
-import { browserSuite, chromiumAvailable, screenshot } from '../helpers/browser.js';
+import { browserSuite, chromiumAvailable, screenshot, waitForInspectorLive } from '../helpers/browser.js';
 import { expectToken, pairingLink, redeem } from '../helpers/pairing.js';
 import { callTool } from '../helpers/testApp.js';
 
 /**
  * A name a client chose is shown by the one rule of invisible characters everywhere in the console
  * (docs/console.md, "Invisible characters"), not only in a write's dialog: a bidi override, zero-width
- * and tag characters, and a terminal's ESC as marked ⟨U+…⟩ escapes, on the approval sheet and in the
- * Tokens, Connected clients and Activity views.
+ * and tag characters, and a terminal's ESC as marked ⟨U+…⟩ escapes, on the approval sheet, in the
+ * Tokens, Connected clients and Activity views, and in the inspector.
  */
 
 const canRun = chromiumAvailable();
@@ -32,8 +32,11 @@ const text = (locator: Locator) => locator.evaluate((el) => el.textContent ?? ''
 describe.runIf(canRun)('hidden characters in the console, outside the write dialog', () => {
   const suite = browserSuite();
 
-  it('the approval sheet, Tokens, Connected clients and Activity show a client’s hidden characters as marked escapes', async () => {
-    const { page } = await suite.open();
+  it('the approval sheet, Tokens, Connected clients, Activity and the inspector show a client’s hidden characters as marked escapes', async () => {
+    const session = await suite.open();
+    const { page } = session;
+    const inspector = await session.open('/inspector/');
+    await waitForInspectorLive(inspector);
     const tag = unique();
 
     // A pairing link whose client name hides zero-width and tag characters.
@@ -60,6 +63,14 @@ describe.runIf(canRun)('hidden characters in the console, outside the write dial
       headers: { authorization: `Bearer ${plaintext}` },
       extraMeta: { 'io.modelcontextprotocol/clientInfo': { name: mcpName(tag), version: '1' } },
     });
+
+    // The inspector: the request's principal (the token, named by the link) and the principal filter.
+    const principal = inspector.locator(`article[data-principal-id="${record.id}"] [data-field="principal"]`).first();
+    await principal.waitFor();
+    expect(await principal.textContent()).toBe(linkShown(tag));
+    expect(await escapes(principal)).toEqual(['⟨U+200D⟩', '⟨U+2060⟩', '⟨U+E0067⟩']);
+    expect(await inspector.locator(`select[data-filter-principal] option[value="${record.id}"]`).textContent()).toBe(linkShown(tag));
+    expect(rawIn(await text(inspector.locator('body')))).toEqual([]);
 
     // Tokens: the token's name (the link's client) and the client that last used it.
     const tokenRow = page.locator(`[data-list="tokens"] tr[data-token-id="${record.id}"]`);
