@@ -7,6 +7,7 @@ import { renderChart } from './statechart.js';
 import { topState } from './xstateNames.js';
 import { appNow } from '/shared/clock.js';
 import { $, h, uid } from '/shared/dom.js';
+import { visibleNodes } from '/shared/visible.js';
 
 const dom = {
   sections: $('[data-machine-sections]'),
@@ -103,7 +104,7 @@ export function updateCard(actor) {
   refs.stateDd.dataset.value = actor.state;
   refs.stateDd.title = actor.state !== top ? `State value: ${actor.state}` : '';
   if (actor.principal) {
-    refs.principalDd.textContent = actor.principal.name || actor.principal.id;
+    refs.principalDd.replaceChildren(...visibleNodes(actor.principal.name || actor.principal.id));
     refs.principalDd.title = `Token ${actor.principal.id}`;
     refs.principalRow.hidden = false;
   } else {

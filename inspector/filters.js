@@ -1,6 +1,7 @@
 // The filters: which machines are shown, and whose actors (a principal, none, or all).
 
 import { machineOrder } from './machines.js';
+import { visibleText } from '/core/visibleText.js';
 import { $, h, uid } from '/shared/dom.js';
 
 const ALL = '__all__';
@@ -67,7 +68,7 @@ function renderPrincipalFilter() {
   select.replaceChildren(
     h('option', { value: ALL, text: 'All principals' }),
     h('option', { value: NONE, text: 'No principal' }),
-    ...sorted.map(([id, name]) => h('option', { value: id, 'data-principal-id': id, text: counts.get(name) > 1 || name === id ? `${name} (${id})` : name })),
+    ...sorted.map(([id, name]) => h('option', { value: id, 'data-principal-id': id, text: visibleText(counts.get(name) > 1 || name === id ? `${name} (${id})` : name) })),
   );
   select.value = [...select.options].some((o) => o.value === chosen) ? chosen : ALL;
 }

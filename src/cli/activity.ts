@@ -9,6 +9,7 @@ import {
   type ActivityRow,
 } from '../activity/activityLog.js';
 import { resolveSupportDir } from '../platform/supportDir.js';
+import { textTable } from './textTable.js';
 import { UsageError } from './usageError.js';
 
 const COLUMNS: [string, (row: ActivityRow) => string | null][] = [
@@ -35,12 +36,8 @@ function parseCategory(text: string | undefined): ActivityCategory | undefined {
   return category;
 }
 
-function table(rows: ActivityRow[]): string {
-  const cells = rows.map((row) => COLUMNS.map(([, cell]) => (cell(row) ?? '-').replace(/\s+/g, ' ')));
-  const lines = [COLUMNS.map(([title]) => title), ...cells];
-  const widths = COLUMNS.map((_, i) => Math.max(...lines.map((line) => line[i]?.length ?? 0)));
-  return lines.map((line) => line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
-}
+const table = (rows: ActivityRow[]): string =>
+  textTable([COLUMNS.map(([title]) => title), ...rows.map((row) => COLUMNS.map(([, cell]) => cell(row) ?? '-'))]);
 
 /** `sluice activity`: prints the activity log newest first, or checks its hash chain. */
 export async function activity(argv: string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ENGINE_NAMES } from '../db/database.js';
 import { destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
-import { visibleText } from '../core/shared/visibleText.js';
+import { visibleLinesText, visibleText } from '../core/shared/visibleText.js';
 import type { ConsentDialog } from '../runtime/consentDialogs.js';
 import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
 import { callControl } from './controlClient.js';
@@ -34,12 +34,12 @@ function describeDialog(dialog: ConsentDialog): string {
   ].join('\n');
 }
 
-const connectionsText = (connections: 'all' | string[]) => (connections === 'all' ? 'all' : connections.join(', '));
+const connectionsText = (connections: 'all' | string[]) => (connections === 'all' ? 'all' : visibleText(connections.join(', ')));
 
 function describeEnded(sheet: ApprovalSheet): string {
   const { granted } = sheet;
   return [
-    `${sheet.id}  pairing  ${sheet.clientName}  ${sheet.status}`,
+    `${sheet.id}  pairing  ${visibleText(sheet.clientName)}  ${sheet.status}`,
     `    asked for:     ${sheet.requestedLevel}`,
     ...(granted
       ? [
@@ -55,10 +55,10 @@ function describe(item: ApprovalSheet | ConsentDialog): string {
   const sheet = item;
   if (sheet.status !== 'awaitingApproval') return describeEnded(sheet);
   return [
-    `${sheet.id}  pairing  ${sheet.clientName}`,
-    `    code goes to:  ${sheet.redirect}`,
+    `${sheet.id}  pairing  ${visibleText(sheet.clientName)}`,
+    `    code goes to:  ${visibleText(sheet.redirect)}`,
     `    asks for:      ${sheet.requestedLevel} (choose ${sheet.levels.join(' | ')})`,
-    `    connections:   all, or a subset of ${sheet.connections.map((c) => c.id).join(', ') || '(none saved)'}`,
+    `    connections:   all, or a subset of ${visibleText(sheet.connections.map((c) => c.id).join(', ')) || '(none saved)'}`,
     `    expires:       ${sheet.expiryChoices.map(expiryText).join(' | ')} (default ${expiryText(sheet.defaultExpiryDays)})`,
     `    time left:     ${sheet.secondsLeft} s`,
   ].join('\n');
@@ -84,7 +84,7 @@ export async function approvals(argv: string[]): Promise<void> {
 function report(result: { ok: true } | Refusal, done: string): void {
   if (result.ok) process.stdout.write(`${done}\n`);
   else {
-    process.stderr.write(`sluice: ${result.reason}\n`);
+    process.stderr.write(`sluice: ${visibleLinesText(result.reason)}\n`);
     process.exitCode = 1;
   }
 }

@@ -5,6 +5,7 @@ import { type ConnectionChanges, updatedConnection, withRemoved } from '../db/co
 import { probeConnection, type ProbeResult } from '../db/connectionProbe.js';
 import { ConfigError, type SavedConnection, writeConfig } from '../db/savedConnections.js';
 import { loadOrCreateConfig } from '../app/demo.js';
+import { visibleText } from '../core/shared/visibleText.js';
 import { parseServerUrl, type ServerAddress } from '../db/connectionUrl.js';
 import { TlsSettingsError } from '../db/tlsSettings.js';
 import { callControl } from './controlClient.js';
@@ -143,5 +144,5 @@ export async function testConnection(argv: string[], { dataDir, running }: Conne
     if (!connection) throw new ConfigError(`no connection with id "${id}"`);
     result = await probeConnection(connection, dataDir);
   }
-  process.stdout.write(`${id}: ${result.version}, ${result.tls ? `${result.tls}, ` : ''}${result.ms} ms\n`);
+  process.stdout.write(`${id}: ${visibleText(result.version)}, ${result.tls ? `${visibleText(result.tls)}, ` : ''}${result.ms} ms\n`);
 }

@@ -9,6 +9,7 @@ import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { duckdbTargetOf } from './duckdbTarget.js';
 import { offlineSecretHome } from './offlineSecrets.js';
 import { sshFlagOptions, sshOf, withSshPassphrase } from './sshFlags.js';
+import { textTable } from './textTable.js';
 import { trustHost } from './trustHost.js';
 import { UsageError } from './usageError.js';
 
@@ -17,9 +18,7 @@ const edits = { update: updateConnection, remove: removeConnection, test: testCo
 
 function table(connections: SavedConnection[]): string {
   const rows = connections.map((c) => [c.id, c.name, c.engine, c.externalAccess, c.aiPolicy, hasUrl(c) ? c.url : c.path]);
-  const all = [['ID', 'NAME', 'ENGINE', 'EXTERNAL ACCESS', 'AI POLICY', 'WHERE'], ...rows];
-  const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  return all.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return textTable([['ID', 'NAME', 'ENGINE', 'EXTERNAL ACCESS', 'AI POLICY', 'WHERE'], ...rows]);
 }
 
 /** `sluice connections list|add|update|remove|test`: saved connections; the running application is told at once. */

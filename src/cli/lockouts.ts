@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Lockout, LockoutLimit } from '../auth/lockouts.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
+import { textTable } from './textTable.js';
 import { UsageError } from './usageError.js';
 
 const USAGE = 'usage: sluice lockouts list [--json] | lockouts clear ID|--all';
@@ -16,12 +17,10 @@ const whoText = (lockout: Lockout) =>
   lockout.tokenName !== undefined ? `${lockout.tokenName} (${lockout.who})` : lockout.who === '*' ? 'all callers' : lockout.who;
 
 function table(lockouts: Lockout[]): string {
-  const rows = [
+  return textTable([
     ['ID', 'LIMIT', 'WHO', 'STATE', 'COUNT', 'UNTIL'],
     ...lockouts.map((l) => [l.id, LIMITS[l.limit] ?? l.limit, whoText(l), l.locked ? 'locked' : 'counting', String(l.count), l.until]),
-  ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  ]);
 }
 
 async function list(argv: string[]): Promise<void> {

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { visibleLinesText } from '../core/shared/visibleText.js';
 import { ConfigError } from '../db/savedConnections.js';
 import { asksForHelp, helpText, overview, unknownOption } from './help.js';
 import { UsageError } from './usageError.js';
@@ -69,7 +70,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    process.stderr.write(`sluice: ${message(error, process.argv.slice(2))}\n`);
+    process.stderr.write(`sluice: ${visibleLinesText(message(error, process.argv.slice(2)))}\n`);
     process.exitCode = usage ? 2 : error instanceof ConfigError ? 78 : 1;
   },
 );

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { visibleLinesText, visibleText } from '../core/shared/visibleText.js';
 import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
 import { openConsoleInBrowser } from './consoleInBrowser.js';
 import { NotRunning, callControl } from './controlClient.js';
@@ -36,13 +37,13 @@ export async function openUrl(argv: string[]): Promise<void> {
   const { opened, started } = await handOver(dataDir, positionals[0] as string);
   if (started) process.stdout.write(`started Sluice (sluice serve --data-dir ${dataDir})\n`);
   if (!opened.ok) {
-    process.stderr.write(`sluice: ${opened.reason}\n`);
+    process.stderr.write(`sluice: ${visibleLinesText(opened.reason)}\n`);
     process.exitCode = 1;
     return;
   }
   const { sheet } = opened;
   process.stdout.write(
-    `${sheet.clientName} asks for ${sheet.requestedLevel} access; approval ${sheet.id} is waiting ` +
+    `${visibleText(sheet.clientName)} asks for ${sheet.requestedLevel} access; approval ${sheet.id} is waiting ` +
       `(${sheet.secondsLeft} s left): sluice approve ${sheet.id} | sluice deny ${sheet.id}\n`,
   );
   if (values['no-browser']) return;

@@ -12,6 +12,7 @@ import {
 } from '../auth/tokenStore.js';
 import { grantFromOptions } from './grantOptions.js';
 import { offlineSecretHome } from './offlineSecrets.js';
+import { textTable } from './textTable.js';
 import { UsageError } from './usageError.js';
 
 /** Calls the running application, which owns the token file while it runs. */
@@ -63,7 +64,7 @@ async function create(argv: string[], remote: Remote | undefined): Promise<void>
 const shortTime = (time: string) => `${time.slice(0, 10)} ${time.slice(11, 16)}Z`;
 
 function table(records: PublicTokenRecord[]): string {
-  const rows = [
+  return textTable([
     ['ID', 'NAME', 'PREFIX', 'LEVEL', 'CONNECTIONS', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'],
     ...records.map((r) => [
       r.id,
@@ -76,11 +77,7 @@ function table(records: PublicTokenRecord[]): string {
       r.expiresAt ? shortTime(r.expiresAt) : 'never',
       r.revokedAt ? shortTime(r.revokedAt) : '-',
     ]),
-  ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows
-    .map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd())
-    .join('\n');
+  ]);
 }
 
 async function list(argv: string[], remote: Remote | undefined): Promise<void> {

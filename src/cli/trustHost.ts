@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadOrCreateConfig } from '../app/demo.js';
 import { systemClock } from '../core/clock.js';
+import { visibleText } from '../core/shared/visibleText.js';
 import { parseServerUrl } from '../db/connectionUrl.js';
 import { KNOWN_HOSTS_FILE } from '../db/knownHosts.js';
 import { hasUrl, type SavedConnection } from '../db/savedConnections.js';
@@ -42,5 +43,5 @@ export async function trustHost(argv: string[], { dataDir, running }: { dataDir:
     knownHostsFile: connection.ssh.knownHostsFile ?? join(dataDir, KNOWN_HOSTS_FILE),
     clock: systemClock,
   });
-  await tunnel.trust(values.replace === true, (key) => process.stdout.write(`${SAID[key.status]} ${key.host} ${key.fingerprint}\n`));
+  await tunnel.trust(values.replace === true, (key) => process.stdout.write(`${SAID[key.status]} ${visibleText(key.host)} ${key.fingerprint}\n`));
 }

@@ -9,7 +9,7 @@ import { isPlainObject } from '../protocol/jsonrpc.js';
 import { readBody } from '../http/body.js';
 import { isAllowedHost } from '../http/guards/host.js';
 import { originOf } from '../http/guards/origin.js';
-import { sendHttpError, sendJson } from '../http/respond.js';
+import { NOSNIFF, sendHttpError, sendJson, setOnEveryAnswer } from '../http/respond.js';
 import { type ConsoleAccess, consoleSignInLink } from './consoleAccess.js';
 import type { InspectorFeed } from './inspectorFeed.js';
 import type { MachineGraph } from './machineGraphs.js';
@@ -72,11 +72,11 @@ async function findStaticFiles(): Promise<Map<string, string>> {
   return files;
 }
 
-/** No script, style, image or connection from anywhere but the console itself. */
+/** On every answer (refusals included): no script, style, image or connection from anywhere but the console itself. */
 const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
+  ...NOSNIFF,
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 };
@@ -106,6 +106,7 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
   const staticFiles = await findStaticFiles();
   const streams = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
+    setOnEveryAnswer(res, SECURITY_HEADERS);
     handle(req, res).catch(() => {
       if (!res.headersSent) sendHttpError(res, 500, 'internal_error', 'the console failed to answer');
       else res.destroy();
@@ -158,16 +159,16 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
     }
     switch (url.pathname) {
       case '/api/state':
-        return sendJson(res, 200, await deps.state(), SECURITY_HEADERS);
+        return sendJson(res, 200, await deps.state());
       case '/api/activity': {
         const query = activityQuery(url.searchParams);
-        if (typeof query === 'string') return sendJson(res, 400, { error: query }, SECURITY_HEADERS);
-        return sendJson(res, 200, { rows: deps.activity(query) }, SECURITY_HEADERS);
+        if (typeof query === 'string') return sendJson(res, 400, { error: query });
+        return sendJson(res, 200, { rows: deps.activity(query) });
       }
       case '/api/events':
         return stream(req, res, session, (send) => deps.onChange((reason) => send('changed', { reason })));
       case '/api/inspector/machines':
-        return sendJson(res, 200, { machines: deps.machines }, SECURITY_HEADERS);
+        return sendJson(res, 200, { machines: deps.machines });
       case '/api/inspector/events':
         return stream(req, res, session, (send) => {
           const unsubscribe = deps.inspector.subscribe((frame) => send(undefined, frame));
@@ -201,24 +202,24 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
       sendHttpError(res, 403, 'invalid_link', 'this console link was used already or is wrong: run `sluice console` for a new one');
       return;
     }
-    sendJson(res, 200, { session }, SECURITY_HEADERS);
+    sendJson(res, 200, { session });
   }
 
   /** A request's JSON object body, or undefined once the refusal (415 or 400 `{error}`) is sent. */
   async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown> | undefined> {
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-      sendJson(res, 415, { error: 'send the command as application/json' }, SECURITY_HEADERS);
+      sendJson(res, 415, { error: 'send the command as application/json' });
       return undefined;
     }
     let params: unknown;
     try {
       params = JSON.parse(await readBody(req, APPLICATION.maxCommandBytes));
     } catch {
-      sendJson(res, 400, { error: 'the body must be a JSON object of at most 64 KB' }, SECURITY_HEADERS);
+      sendJson(res, 400, { error: 'the body must be a JSON object of at most 64 KB' });
       return undefined;
     }
     if (!isPlainObject(params)) {
-      sendJson(res, 400, { error: 'the body must be a JSON object' }, SECURITY_HEADERS);
+      sendJson(res, 400, { error: 'the body must be a JSON object' });
       return undefined;
     }
     return params;
@@ -234,9 +235,9 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
     const params = await jsonBody(req, res);
     if (params === undefined) return;
     try {
-      sendJson(res, 200, (await handler(params)) ?? null, SECURITY_HEADERS);
+      sendJson(res, 200, (await handler(params)) ?? null);
     } catch (error) {
-      sendJson(res, 400, { error: (error as Error).message }, SECURITY_HEADERS);
+      sendJson(res, 400, { error: (error as Error).message });
     }
   }
 
@@ -250,7 +251,7 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
     session: string,
     subscribe: (send: (event: string | undefined, data: unknown) => void) => () => void,
   ): void {
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
+    res.writeHead(200, { 'content-type': 'text/event-stream', connection: 'keep-alive' });
     res.flushHeaders();
     streams.add(res);
     const send = (event: string | undefined, data: unknown) =>
@@ -268,7 +269,7 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
   }
 
   function sendHtml(res: ServerResponse, status: number, html: string): void {
-    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': STATIC_TYPES['.html'], 'content-length': Buffer.byteLength(html) });
+    res.writeHead(status, { 'content-type': STATIC_TYPES['.html'], 'content-length': Buffer.byteLength(html) });
     res.end(html);
   }
 
@@ -280,7 +281,6 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
     }
     const body = await readFile(join(packageRoot(), file));
     res.writeHead(200, {
-      ...SECURITY_HEADERS,
       'content-type': STATIC_TYPES[extname(file)] ?? 'application/octet-stream',
       'content-length': body.length,
     });

@@ -8,7 +8,7 @@ import { host } from './guards/host.js';
 import { origin as allowedOrigin, originOf } from './guards/origin.js';
 import { type ExchangeDeps, handleExchange } from './exchangeEndpoint.js';
 import { handleMcpPost, type McpEndpointDeps } from './mcp/mcpPost.js';
-import { sendEmpty, sendHttpError } from './respond.js';
+import { NOSNIFF, sendEmpty, sendHttpError, setOnEveryAnswer } from './respond.js';
 import { EXCHANGE, TRANSPORT } from '../core/contract.js';
 
 /** The transport's limits: the contract's (`TRANSPORT`) unless a test shortens the timeouts. */
@@ -83,6 +83,7 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
   };
 
   function route(req: IncomingMessage, res: ServerResponse): void {
+    setOnEveryAnswer(res, NOSNIFF);
     for (const guard of GUARDS) if (guard(req, res, guarded)) return;
     const origin = originOf(req);
     const path = (req.url ?? '').split('?', 1)[0];

@@ -1,6 +1,17 @@
 import type { ServerResponse } from 'node:http';
 import { toJsonText } from '../protocol/rawJson.js';
 
+/** No browser may read an answer as another type than it says (a JSON refusal as a script or a page). */
+export const NOSNIFF = { 'x-content-type-options': 'nosniff' } as const;
+
+/**
+ * Headers every answer of a server carries, refusals and streams included: set once as the request
+ * arrives, before any branch can answer, so no branch can leave them out.
+ */
+export function setOnEveryAnswer(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,

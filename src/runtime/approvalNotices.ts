@@ -2,16 +2,16 @@ import type { AnyActorRef } from 'xstate';
 import type { ConsentInput } from '../../machines/consent.js';
 import type { PairingRequestInput } from '../../machines/pairingRequest.js';
 import { childrenOfKind, type Supervisor } from '../../machines/supervisor.js';
+import { visibleText } from '../core/shared/visibleText.js';
 import type { DesktopNotifier, Notice } from '../platform/desktopNotification.js';
 
 export const NOTICE_TITLE = 'Sluice: waiting for your approval';
 const MAX_NAME = 60;
 
-/** A name a client chose, as a notice quotes it: one line, no control or direction characters, short. */
+/** A name a client chose, as a notice quotes it: short, on one line, its invisible characters escaped as everywhere else. */
 function quotedName(name: string): string {
-  const line = name.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim();
-  const chars = [...line];
-  return `"${chars.length > MAX_NAME ? `${chars.slice(0, MAX_NAME - 1).join('')}…` : line}"`;
+  const chars = [...name.trim()];
+  return `"${visibleText(chars.length > MAX_NAME ? `${chars.slice(0, MAX_NAME - 1).join('')}…` : chars.join(''))}"`;
 }
 
 /** What the notice of a waiting approval says: who asks and for what, never the statement. */

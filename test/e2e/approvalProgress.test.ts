@@ -132,7 +132,7 @@ describe('a write waiting on a dialog', () => {
     expect(notifier.notices).toHaveLength(before + 1);
     const notice = notifier.notices.at(-1)!;
     expect(notice.title).toBe(NOTICE_TITLE);
-    expect(notice.body).toBe(`A client calling itself "Evil client ${'x'.repeat(47)}…" wants to change "Demo bookshop".`);
+    expect(notice.body).toBe(`A client calling itself "Evil⟨U+000A⟩client ${'x'.repeat(47)}…" wants to change "Demo bookshop".`);
     expect(notice.body).not.toContain(marker);
     expect(notice.onClick).toBeTypeOf('function');
     expect(notice.withdrawn).toBe(0);

@@ -214,6 +214,7 @@ describe('bearer authentication, scopes and the activity log (demo connection)',
       const res = await mcp(app, 'tools/list', {}, { id: 'none' });
       expectRpcError(res, 401, -33009, 'none');
       expect(res.headers.get('www-authenticate')).toBe(CHALLENGE);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     });
 
     it('an unknown token → 401 -33009 with error="invalid_token"', async () => {

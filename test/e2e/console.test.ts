@@ -345,6 +345,34 @@ describe('the console: opening, access rules and pages', () => {
       expectHttpError(await client.get('/../package.json'), 404, 'not_found');
       expectHttpError(await client.get('/%2e%2e/package.json'), 404, 'not_found');
     });
+
+    it('every refusal carries the security headers too: 401, 403 (Host, Origin, link), 404, 405, 415, 400', async () => {
+      const refusals: [string, () => Promise<{ status: number; headers: Headers | Record<string, string> }>][] = [
+        ['401 unauthenticated', () => anonymous(port, '/api/state')],
+        ['403 forbidden_host', () => rawRequest(port, { method: 'GET', path: '/', setHost: false, headers: { Host: 'evil.example' } })],
+        ['403 forbidden_origin', () => client.post('/api/tokens.create', { name: 'x' }, { origin: 'http://evil.example' })],
+        ['403 invalid_link', () => exchangeSecret(client.origin, 'wrong')],
+        ['403 badLink', () => anonymous(port, '/open?secret=wrong')],
+        ['404 no such page', () => client.get('/nope.html')],
+        ['404 no such API', () => client.get('/api/nope')],
+        ['404 no such command', () => client.post('/api/nope', {})],
+        ['405 page', () => anonymous(port, '/', { method: 'POST' })],
+        ['405 API', () => client.request('PUT', '/api/state', { headers: { origin: client.origin } })],
+        ['415 command', () => client.post('/api/tokens.create', {}, { contentType: 'text/plain' })],
+        ['400 activity filter', () => client.get('/api/activity?token=nope')],
+      ];
+      for (const [name, send] of refusals) {
+        const reply = await send();
+        const header = (key: string) => (reply.headers instanceof Headers ? reply.headers.get(key) : (reply.headers[key] ?? null));
+        expect({ name, status: reply.status, nosniff: header('x-content-type-options') }).toEqual({
+          name,
+          status: Number(name.slice(0, 3)),
+          nosniff: 'nosniff',
+        });
+        expectSelfOnlyPolicy(header('content-security-policy'));
+        expect({ name, referrer: header('referrer-policy'), cache: header('cache-control') }).toEqual({ name, referrer: 'no-referrer', cache: 'no-store' });
+      }
+    });
   });
 });
 

@@ -379,6 +379,32 @@ describe('body limit (10 MB)', () => {
   });
 });
 
+describe('nosniff', () => {
+  it('every answer, each refusal included, carries X-Content-Type-Options: nosniff', async () => {
+    const manyLines: Record<string, string> = { ...DISCOVER_HEADERS };
+    for (let i = 0; i < TRANSPORT.maxHeaderLines; i++) manyLines[`x-p${i}`] = 'x';
+    const answers: [string, () => Promise<Reply>][] = [
+      ['200 discover', () => discover(app.port)],
+      ['204 preflight', () => rawRequest(app.port, { method: 'OPTIONS' })],
+      ['403 forbidden_host', () => discover(app.port, { host: 'evil.example' })],
+      ['403 forbidden_origin', () => discover(app.port, { origin: 'https://evil.example' })],
+      ['404 not_found', () => discover(app.port, {}, '/other')],
+      ['405 /mcp', () => rawRequest(app.port, { method: 'GET' })],
+      ['405 exchange', () => rawRequest(app.port, { method: 'GET', path: '/v1/integrations/exchange' })],
+      ['413 body', () => rawRequest(app.port, { headers: { ...DISCOVER_HEADERS, 'content-length': String(MAX_BODY + 1) } })],
+      ['431 too_many_headers', () => rawRequest(app.port, { headers: manyLines, body: discoverBody() })],
+    ];
+    for (const [name, send] of answers) {
+      const reply = await send();
+      expect({ name, status: reply.status, nosniff: reply.headers['x-content-type-options'] }).toEqual({
+        name,
+        status: Number(name.slice(0, 3)),
+        nosniff: 'nosniff',
+      });
+    }
+  });
+});
+
 describe('header limit (16 KB)', () => {
   it('answers headers over 16 KB with 431 and closes the connection', async () => {
     await withSocket(app.port, async (socket) => {

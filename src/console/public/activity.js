@@ -6,6 +6,8 @@ import { numberFormat, timeEl, timeFormat, toTime, validTime } from './format.js
 import { appNow } from './shared/clock.js';
 import { reconcile } from './reconcile.js';
 import { $, h } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
+import { visibleText } from './core/visibleText.js';
 import { state } from './state.js';
 import { labelOf } from './words.js';
 
@@ -60,22 +62,22 @@ function renderActivity(rows, filtered) {
       h(
         'td',
         {},
-        h('span', { class: 'cell-title' }, r.client_name || dash()),
-        r.token_name ? h('span', { class: 'cell-sub' }, h('span', { class: 'visually-hidden' }, 'token '), r.token_name) : null,
+        h('span', { class: 'cell-title' }, r.client_name ? visibleNodes(r.client_name) : dash()),
+        r.token_name ? h('span', { class: 'cell-sub' }, h('span', { class: 'visually-hidden' }, 'token '), visibleNodes(r.token_name)) : null,
       ),
       h(
         'td',
         {},
-        h('code', { class: 'cell-title' }, r.action ?? ''),
+        h('code', { class: 'cell-title' }, visibleNodes(r.action)),
         h('span', { class: 'cell-sub' }, r.category ?? ''),
       ),
-      h('td', {}, r.connection_id ? h('code', {}, r.connection_id) : dash()),
+      h('td', {}, r.connection_id ? h('code', {}, visibleNodes(r.connection_id)) : dash()),
       h('td', {}, h('span', { class: `badge badge-${r.outcome}` }, labelOf(OUTCOME_LABELS, r.outcome))),
       h(
         'td',
         { class: 'cell-details' },
         details ? h('span', { class: 'cell-title' }, details) : null,
-        r.error ? h('span', { class: 'cell-error' }, r.error) : null,
+        r.error ? h('span', { class: 'cell-error' }, visibleNodes(r.error)) : null,
         !details && !r.error ? dash() : null,
       ),
     );
@@ -92,7 +94,7 @@ function renderActivity(rows, filtered) {
 export function syncTokenFilter() {
   reconcile(
     $('#activity-filters').elements.token,
-    [{ id: '', label: 'All' }, ...state.tokens.map((t) => ({ id: t.id, label: `${t.name ?? t.id} (${t.prefix ?? ''}…)` }))],
+    [{ id: '', label: 'All' }, ...state.tokens.map((t) => ({ id: t.id, label: `${visibleText(t.name ?? t.id)} (${t.prefix ?? ''}…)` }))],
     (choice) => choice.id,
     (choice) => h('option', { value: choice.id }),
     (option, choice) => {

@@ -10,6 +10,8 @@ import { reconcile } from './reconcile.js';
 import { scheduleRefresh } from './refresh.js';
 import { appNow } from './shared/clock.js';
 import { $, $$, h, uid } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
+import { visibleText } from './core/visibleText.js';
 import { state } from './state.js';
 import { expiryLabel, expiryValue, labelOf, LEVEL_LABELS, parseExpiry } from './words.js';
 
@@ -129,8 +131,8 @@ function updateSheetCard(card, sheet) {
   const previous = card._sheet;
   card._sheet = { ...sheet, status: card._localStatus && !ENDED.has(sheet.status) ? card._localStatus : sheet.status };
   card._expiresAt = sheetExpiresAt(sheet);
-  $('[data-client-name]', card).textContent = sheet.clientName || 'A client';
-  $('[data-redirect]', card).textContent = sheet.redirect ?? '—';
+  $('[data-client-name]', card).replaceChildren(...visibleNodes(sheet.clientName || 'A client'));
+  $('[data-redirect]', card).replaceChildren(...visibleNodes(sheet.redirect ?? '—'));
   const picker = $('[data-connections-picker]', card);
   syncConnectionList($('[data-connection-list]', picker), sheet.connections ?? [], 'sheet-conn');
   const granted = $('[data-granted]', card);
@@ -147,7 +149,7 @@ function updateSheetCard(card, sheet) {
 function announceExpiry(card) {
   if (card._announced.expired) return;
   card._announced.expired = true;
-  const client = card._sheet.clientName || 'the client';
+  const client = visibleText(card._sheet.clientName || 'the client');
   $('[data-countdown-announce]', card).textContent =
     `The pairing request from ${client} expired: the five minutes have passed.`;
 }
@@ -182,7 +184,7 @@ function tickSheet(card) {
     // Only when the minute mark is crossed while the card is on screen, not for cards first seen late.
     if (card._lastSeconds !== undefined && card._lastSeconds > 60) {
       $('[data-countdown-announce]', card).textContent =
-        `One minute left to answer the pairing request from ${sheet.clientName || 'a client'}.`;
+        `One minute left to answer the pairing request from ${visibleText(sheet.clientName || 'a client')}.`;
     }
   }
   if (timedOut && card._lastSeconds !== undefined && card._lastSeconds > 0) announceExpiry(card);

@@ -3,6 +3,7 @@
 import { setEmpty } from './feedback.js';
 import { numberFormat, relative, timeEl, validTime } from './format.js';
 import { $, h } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
 import { state } from './state.js';
 
 export function renderClients() {
@@ -10,8 +11,8 @@ export function renderClients() {
     h(
       'tr',
       { 'data-client': c.client ?? '' },
-      h('th', { scope: 'row', class: 'cell-name' }, c.client || 'Unknown client'),
-      h('td', {}, c.token ?? '—'),
+      h('th', { scope: 'row', class: 'cell-name' }, c.client ? visibleNodes(c.client) : 'Unknown client'),
+      h('td', {}, visibleNodes(c.token ?? '—')),
       h('td', { class: 'cell-nowrap' }, validTime(c.lastSeen) ? timeEl(c.lastSeen, relative(c.lastSeen)) : '—'),
       h('td', { class: 'num' }, typeof c.requests === 'number' ? numberFormat.format(c.requests) : '—'),
     ),

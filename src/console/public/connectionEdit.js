@@ -6,6 +6,7 @@ import { post } from './api.js';
 import { fillSsh, sameSsh, showExtras, sshOfForm } from './connectionExtras.js';
 import { announce, setError } from './feedback.js';
 import { scheduleRefresh } from './refresh.js';
+import { visibleText } from './core/visibleText.js';
 import { $ } from './shared/dom.js';
 
 const WHERE_TEXT = {
@@ -24,7 +25,7 @@ export function editConnection(connection, opener) {
   editing = { connection, opener, kind: connection.path !== undefined ? 'path' : 'url' };
   setError('connection-edit', '');
   const text = WHERE_TEXT[editing.kind];
-  $('[data-edit-title]', el).textContent = `Change “${connection.name || connection.id}”`;
+  $('[data-edit-title]', el).textContent = `Change “${visibleText(connection.name || connection.id)}”`;
   $('[data-edit-where-label]', el).textContent = text.label;
   $('[data-edit-where-hint]', el).textContent = text.hint;
   el.elements.name.value = connection.name ?? '';

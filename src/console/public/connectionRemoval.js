@@ -4,6 +4,7 @@ import { post } from './api.js';
 import { announce, setError } from './feedback.js';
 import { scheduleRefresh } from './refresh.js';
 import { $ } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
 
 /** The connection the dialog asks about. */
 let asking;
@@ -12,7 +13,7 @@ let asking;
 export function confirmRemoval(connection) {
   const dialog = $('#connection-remove-dialog');
   asking = connection;
-  $('[data-remove-name]', dialog).textContent = connection.name || connection.id;
+  $('[data-remove-name]', dialog).replaceChildren(...visibleNodes(connection.name || connection.id));
   dialog.returnValue = '';
   dialog.showModal();
 }

@@ -3,6 +3,7 @@
 
 import { post } from './api.js';
 import { $ } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
 
 export async function testConnection(row, button) {
   const connection = row._connection;
@@ -13,10 +14,10 @@ export async function testConnection(row, button) {
   try {
     const { version, ms } = await post('connections.test', { id: connection.id });
     out.dataset.testOutcome = 'ok';
-    out.textContent = `${version}, ${ms} ms`;
+    out.replaceChildren(...visibleNodes(version), `, ${ms} ms`);
   } catch (e) {
     out.dataset.testOutcome = 'failed';
-    out.textContent = `Test failed: ${e.message}`;
+    out.replaceChildren('Test failed: ', ...visibleNodes(e.message));
   } finally {
     button.disabled = false;
   }

@@ -9,6 +9,8 @@ import { announce, setEmpty, setError } from './feedback.js';
 import { reconcile } from './reconcile.js';
 import { scheduleRefresh } from './refresh.js';
 import { $, $$, h, uid } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
+import { visibleText } from './core/visibleText.js';
 import { state } from './state.js';
 import { labelOf } from './words.js';
 
@@ -87,13 +89,13 @@ function createConnectionRow(connection) {
 function updateConnectionRow(row, connection) {
   row._connection = connection;
   const name = connection.name || connection.id;
-  $('[data-cell="name"]', row).textContent = name;
-  $('[data-cell="id"]', row).textContent = connection.id;
+  $('[data-cell="name"]', row).replaceChildren(...visibleNodes(name));
+  $('[data-cell="id"]', row).replaceChildren(...visibleNodes(connection.id));
   $('[data-cell="engine"]', row).textContent = labelOf(ENGINE_LABELS, connection.engine);
-  $('[data-cell="where"]', row).textContent = connection.path ?? connection.url ?? '—';
-  $('[data-cell="via"]', row).textContent = connection.ssh ? ` via SSH ${sshHopText(connection.ssh)}` : '';
-  $('[data-label="external"]', row).textContent = `External access for ${name}`;
-  $('[data-label="ai"]', row).textContent = `AI policy for ${name}`;
+  $('[data-cell="where"]', row).replaceChildren(...visibleNodes(connection.path ?? connection.url ?? '—'));
+  $('[data-cell="via"]', row).replaceChildren(...(connection.ssh ? [' via SSH ', ...visibleNodes(sshHopText(connection.ssh))] : []));
+  $('[data-label="external"]', row).textContent = `External access for ${visibleText(name)}`;
+  $('[data-label="ai"]', row).textContent = `AI policy for ${visibleText(name)}`;
   for (const select of $$('select', row)) {
     if (select._busy) continue;
     const value = connection[select.dataset.setting];

@@ -3,6 +3,7 @@
 
 import { reconcile } from './reconcile.js';
 import { $, $$, h, uid } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
 
 /** Fills a checklist with one checkbox per connection, keeping the boxes the user already ticked. */
 export function syncConnectionList(list, connections, idPrefix) {
@@ -20,8 +21,8 @@ export function syncConnectionList(list, connections, idPrefix) {
       );
     },
     (el, c) => {
-      $('[data-connection-name]', el).textContent = c.name ?? c.id;
-      $('.id-hint', el).textContent = c.name && c.name !== c.id ? `(${c.id})` : '';
+      $('[data-connection-name]', el).replaceChildren(...visibleNodes(c.name ?? c.id));
+      $('.id-hint', el).replaceChildren(...(c.name && c.name !== c.id ? ['(', ...visibleNodes(c.id), ')'] : []));
     },
   );
   if (connections.length === 0) {

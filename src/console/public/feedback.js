@@ -1,11 +1,13 @@
 // How the console tells the user things: a section's error line, its empty state, and the announcer
-// that screen readers read out.
+// that screen readers read out. Messages often quote a name or a database's error, so the one rule of
+// invisible characters applies to them too.
 
+import { visibleText } from './core/visibleText.js';
 import { $ } from './shared/dom.js';
 
 export function setError(name, message) {
   const el = typeof name === 'string' ? $(`[data-error="${name}"]`) : name;
-  if (el) el.textContent = message ?? '';
+  if (el) el.textContent = visibleText(message ?? '');
 }
 
 export function announce(message) {
@@ -13,7 +15,7 @@ export function announce(message) {
   el.textContent = '';
   // A fresh text node after a tick makes screen readers announce repeated messages too.
   setTimeout(() => {
-    el.textContent = message;
+    el.textContent = visibleText(message);
   }, 50);
 }
 

@@ -1,13 +1,14 @@
 // What an approved pairing sheet granted, on its card: the sheet's controls set to it and a line that
 // says it, so that a console opened later shows what was granted, not what was asked for.
 
+import { visibleText } from './core/visibleText.js';
 import { $, $$ } from './shared/dom.js';
 import { expiryLabel, expiryValue, labelOf, LEVEL_LABELS } from './words.js';
 
 function connectionsText(granted, known) {
   if (granted.connections === 'all') return 'all connections';
   const names = granted.connections.map((id) => known.find((c) => c.id === id)?.name ?? id);
-  return names.join(', ') || 'no connection';
+  return visibleText(names.join(', ')) || 'no connection';
 }
 
 /** "Granted: Read only, on Demo bookshop, expires after 7 days." */

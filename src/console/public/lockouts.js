@@ -8,6 +8,7 @@ import { reconcile } from './reconcile.js';
 import { scheduleRefresh } from './refresh.js';
 import { appNow } from './shared/clock.js';
 import { $, h, uid } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
 import { state } from './state.js';
 
 const LIMITS = {
@@ -17,9 +18,9 @@ const LIMITS = {
 };
 
 function whoOf(lockout) {
-  if (lockout.tokenName) return [h('span', { class: 'cell-title' }, lockout.tokenName), h('code', { class: 'prefix' }, lockout.who)];
+  if (lockout.tokenName) return [h('span', { class: 'cell-title' }, visibleNodes(lockout.tokenName)), h('code', { class: 'prefix' }, visibleNodes(lockout.who))];
   if (lockout.who === '*') return [h('span', { class: 'cell-title' }, 'All callers')];
-  return [h('code', { class: 'cell-title' }, lockout.who)];
+  return [h('code', { class: 'cell-title' }, visibleNodes(lockout.who))];
 }
 
 export function renderLockouts() {

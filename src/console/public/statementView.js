@@ -3,17 +3,11 @@
 
 import { ENGINE_NAMES } from './core/engineNames.js';
 import { placeholderOf, valueType } from './core/statementText.js';
-import { visibleLines, visiblePieces } from './core/visibleText.js';
+import { visibleLines } from './core/visibleText.js';
 import { h } from './shared/dom.js';
+import { pieceNodes, visibleNodes } from './shared/visible.js';
 
 export const engineName = (engine) => ENGINE_NAMES[engine] ?? String(engine ?? '—');
-
-/** Nodes showing `pieces`: plain runs as text, each escape as a marked `<span class="escape">`. */
-const pieceNodes = (pieces) =>
-  pieces.map((p) => (p.escaped ? h('span', { class: 'escape', title: `Invisible character ${p.text.slice(1, -1)}` }, p.text) : p.text));
-
-/** Text a client supplied (a name, a value, a reason) on one line, invisible characters shown. */
-export const visibleNodes = (text) => pieceNodes(visiblePieces(String(text ?? '')));
 
 /**
  * The statement as numbered lines (the number drawn by CSS from `data-line`), each ending in its line

@@ -1,5 +1,6 @@
 // A new token's secret, shown once with a button that copies it.
 
+import { visibleText } from './core/visibleText.js';
 import { $ } from './shared/dom.js';
 
 /** The secret's copy and dismiss buttons; dismissing gives the focus back to `form`'s name field. */
@@ -16,7 +17,7 @@ export function wireTokenSecret(form) {
 
 export function showSecret(name, plaintext) {
   const box = $('[data-token-secret]');
-  $('[data-token-secret-name]', box).textContent = `“${name}”`;
+  $('[data-token-secret-name]', box).textContent = `“${visibleText(name)}”`;
   $('[data-token-plaintext]', box).textContent = plaintext;
   $('[data-copy-status]', box).textContent = '';
   box.hidden = false;

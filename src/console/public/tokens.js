@@ -10,6 +10,8 @@ import { focusSectionHeading, reconcile } from './reconcile.js';
 import { scheduleRefresh } from './refresh.js';
 import { appNow } from './shared/clock.js';
 import { $, h, uid } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
+import { visibleText } from './core/visibleText.js';
 import { state } from './state.js';
 import { showSecret, wireTokenSecret } from './tokenSecret.js';
 import { labelOf, LEVEL_LABELS, parseExpiry } from './words.js';
@@ -51,12 +53,12 @@ function fillTokenRow(row, token, status) {
     h(
       'th',
       { scope: 'row', class: 'cell-name' },
-      h('span', { class: 'cell-title', id: nameId, 'data-cell': 'name' }, token.name ?? token.id),
+      h('span', { class: 'cell-title', id: nameId, 'data-cell': 'name' }, visibleNodes(token.name ?? token.id)),
       h('code', { class: 'prefix', 'data-cell': 'prefix', title: 'The token’s first characters' }, `${token.prefix ?? ''}…`),
     ),
     h('td', { 'data-cell': 'level' }, labelOf(LEVEL_LABELS, token.level)),
-    h('td', { class: 'cell-wrap', 'data-cell': 'connections' }, allowlist),
-    h('td', { class: 'cell-wrap', 'data-cell': 'client' }, token.clientName || h('span', { class: 'muted' }, '—')),
+    h('td', { class: 'cell-wrap', 'data-cell': 'connections' }, visibleNodes(allowlist)),
+    h('td', { class: 'cell-wrap', 'data-cell': 'client' }, token.clientName ? visibleNodes(token.clientName) : h('span', { class: 'muted' }, '—')),
     h(
       'td',
       { 'data-cell': 'last-used' },
@@ -101,7 +103,7 @@ function fillTokenRow(row, token, status) {
 async function revokeToken(token) {
   setError('tokens', '');
   const ok = window.confirm(
-    `Revoke the token “${token.name}” (${token.prefix}…)?\n\nEvery client using it loses access at once. This cannot be undone.`,
+    `Revoke the token “${visibleText(token.name)}” (${token.prefix}…)?\n\nEvery client using it loses access at once. This cannot be undone.`,
   );
   if (!ok) return;
   try {

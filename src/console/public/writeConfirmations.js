@@ -9,7 +9,8 @@ import { effectText } from './core/statementText.js';
 import { appNow } from './shared/clock.js';
 import { $, $$, h, uid } from './shared/dom.js';
 import { state } from './state.js';
-import { destinationNodes, engineName, paramsTable, rowsTable, statementLines, visibleNodes } from './statementView.js';
+import { visibleNodes } from './shared/visible.js';
+import { destinationNodes, engineName, paramsTable, rowsTable, statementLines } from './statementView.js';
 import { LEVEL_LABELS, labelOf } from './words.js';
 
 export function renderDialogs() {
@@ -71,7 +72,7 @@ function drawStatement(card, dialog) {
   $('[data-connection]', card).replaceChildren(
     ...visibleNodes(dialog.connectionName || dialog.connectionId || '—'),
     dialog.connectionId && dialog.connectionName && dialog.connectionId !== dialog.connectionName
-      ? h('span', { class: 'muted' }, ` (${dialog.connectionId})`)
+      ? h('span', { class: 'muted' }, ' (', visibleNodes(dialog.connectionId), ')')
       : '',
   );
   $('[data-database]', card).replaceChildren(h('span', { 'data-engine': dialog.engine }, engineName(dialog.engine)), ': ', h('code', { 'data-database-name': '' }, visibleNodes(dialog.database ?? '—')));

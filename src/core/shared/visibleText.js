@@ -1,6 +1,7 @@
 // Text a client sent, made safe to show to the person who must judge it: every character that is
-// invisible, or that moves or hides other text, is shown as an escape (`⟨U+202E⟩`). Shared by the
-// console page (served at /core/visibleText.js), `sluice approvals` and the elicitation message.
+// invisible, or that moves or hides other text, is shown as an escape (`⟨U+202E⟩`). The one rule for
+// every place a client- or database-supplied string is shown: the console's pages (served at
+// /core/visibleText.js), the command line's output, the elicitation message and the desktop notices.
 // Plain JavaScript, typed by JSDoc, so that the browser loads the same file.
 
 /**
@@ -74,4 +75,16 @@ export function visibleText(text) {
   return visiblePieces(text)
     .map((piece) => piece.text)
     .join('');
+}
+
+/**
+ * A message of one or more lines as a terminal shows it: its line breaks kept (LF), every other
+ * invisible character escaped (a lone CR as well, as in `visibleLines`).
+ * @param {string} text
+ * @returns {string}
+ */
+export function visibleLinesText(text) {
+  return visibleLines(text)
+    .map((pieces) => pieces.map((piece) => piece.text).join(''))
+    .join('\n');
 }

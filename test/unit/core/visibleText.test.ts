@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { escapeOf, visibleLines, visiblePieces, visibleText } from '../../../src/core/shared/visibleText.js';
+import { escapeOf, visibleLines, visibleLinesText, visiblePieces, visibleText } from '../../../src/core/shared/visibleText.js';
 
 const shown = (lines: { text: string }[][]) => lines.map((pieces) => pieces.map((p) => p.text).join(''));
 
-describe('visibleText: what a person judging a statement sees', () => {
+describe('visibleText: the one rule for a string a client or a database supplied, wherever it is shown', () => {
   it('escapes C0 and C1 controls, DEL and tabs, but leaves printable text and spaces alone', () => {
     expect(visibleText('a\u0007b\tc\u007f\u0085\u009b d')).toBe('a⟨U+0007⟩b⟨U+0009⟩c⟨U+007F⟩⟨U+0085⟩⟨U+009B⟩ d');
     expect(visibleText("SELECT 'é', naïve, 東京 -- ok")).toBe("SELECT 'é', naïve, 東京 -- ok");
@@ -50,5 +50,14 @@ describe('visibleText: what a person judging a statement sees', () => {
     expect(shown(visibleLines(''))).toEqual(['']);
     expect(shown(visibleLines('a\n'))).toEqual(['a', '']);
     expect(shown(visibleLines('\n\n'))).toEqual(['', '', '']);
+  });
+
+  it('neutralises a terminal escape sequence: ESC (and the C1 CSI) never stays raw', () => {
+    expect(visibleText('name\u001b[2J\u001b]0;title\u0007\u009b31m')).toBe('name⟨U+001B⟩[2J⟨U+001B⟩]0;title⟨U+0007⟩⟨U+009B⟩31m');
+  });
+
+  it('a message of several lines keeps its line feeds and escapes the rest, a lone CR included', () => {
+    expect(visibleLinesText('first\u202E line\r\nsecond\u001b[1m\rthird\n')).toBe('first⟨U+202E⟩ line\nsecond⟨U+001B⟩[1m⟨U+000D⟩\nthird\n');
+    expect(visibleLinesText('plain')).toBe('plain');
   });
 });
