@@ -74,6 +74,8 @@ describe.each(engines)('sessions on %s carry nothing from one token to another',
       expect(await seededByA()).toBe(predicted);
       await db.rows(a, 'SELECT setseed(0.42)');
       expect(await db.cell(b, 'SELECT random()')).not.toBe(predicted);
+      // The reset keeps what the read session was opened with.
+      expect(await db.rows(b, "SELECT current_setting('default_transaction_read_only'), current_setting('application_name')")).toEqual([['on', 'sluice']]);
     });
 
     it('setseed in the effect preview of a declined write: B does not get the seeded random()', async () => {
