@@ -165,20 +165,26 @@ export class MysqlSessions implements ServerSessions {
     }
   }
 
-  /** A session of `pool` for the statement starting now, reset first if another owner used it last; one that fails its reset is closed. */
+  /**
+   * A session of `pool` for the statement starting now, reset first if another owner used it last. One
+   * that fails its reset is closed and another taken: a server without COM_RESET_CONNECTION (MariaDB
+   * before 10.2.4) then gets new sessions, which carry nothing.
+   */
   async #connection(pool: mysql.Pool): Promise<mysql.PoolConnection> {
     const owner = sessionOwner();
-    const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
-      pool.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
-    );
-    if (!this.#owners.handOver(connection, owner)) return connection;
-    try {
-      await new Promise<void>((resolve, reject) => connection.reset((error) => (error ? reject(error) : resolve())));
-    } catch (error) {
-      connection.destroy();
-      throw this.#failure(error as MysqlError);
+    for (;;) {
+      const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
+        pool.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
+      );
+      if (!this.#owners.handOver(connection, owner)) return connection;
+      try {
+        await new Promise<void>((resolve, reject) => connection.reset((error) => (error ? reject(error) : resolve())));
+        return connection;
+      } catch (error) {
+        connection.destroy();
+        if ((error as MysqlError).fatal) throw this.#failure(error as MysqlError);
+      }
     }
-    return connection;
   }
 
   /**
