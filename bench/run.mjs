@@ -19,6 +19,7 @@ import { addConnection, sluice as sluiceCli } from './lib/sluiceCli.mjs';
 import { median, mb, percentile, signedMb, sleep, MB } from './lib/stats.mjs';
 import { QUICK, SETTINGS, SQLITE_CONNECTIONS, RSS_SAMPLE_MS } from './lib/settings.mjs';
 import { rowsAgainstRaw } from './rows.mjs';
+import { sessionResetCost, sessionResetLines } from './sessionReset.mjs';
 import { measureTokens } from './tokens.mjs';
 
 if (process.platform !== 'linux') throw new Error('the benchmark reads /proc for the footprint: Linux only');
@@ -228,9 +229,13 @@ for (const workUs of SETTINGS.calibrationUs) {
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(filesDir, { recursive: true, force: true });
 
+// The read hot path with and without the session reset between tokens, A/B in this process.
+results.sessionReset = await sessionResetCost();
+for (const line of sessionResetLines(results.sessionReset)) console.log(line);
+
 // ---------------------------------------------------------------------------------------------------
 
-const { bare, sluice, sdk, calibration, rows, footprint, tokens, cancel, start, skipped } = results;
+const { bare, sluice, sdk, calibration, rows, footprint, tokens, cancel, start, skipped, sessionReset } = results;
 const KB = 1024;
 const status = (ok) => (ok ? 'PASS' : 'MISS');
 const ratio = (value) => `${value.toFixed(2)}×`;
@@ -244,6 +249,14 @@ const bigGoal = (engine, name) =>
   footprint.big[engine]
     ? [`tree RSS peak during a 10,000-row wide result, ${name}`, signedMb(footprint.big[engine].peakDelta), '≤ +30 MB', status(footprint.big[engine].peakDelta <= 30 * MB)]
     : [`tree RSS peak during a 10,000-row wide result, ${name}`, `skipped: ${skipped[engine]}`, '≤ +30 MB', 'SKIP'];
+const resetGoal = (engine, name) => {
+  const r = sessionReset[engine];
+  const measure = `one token's reads with the session reset ÷ without, ${name} (median per read; A/A: without ÷ without again)`;
+  const goal = '≤ 1.05× or ≤ the A/A spread';
+  if (r.skipped) return [measure, `skipped: ${r.skipped}`, goal, 'SKIP'];
+  const spread = Math.abs(r.sameBaselineAgain / r.sameBaseline - 1);
+  return [measure, `${ratio(r.sameReset / r.sameBaseline)} (A/A ${ratio(r.sameBaselineAgain / r.sameBaseline)})`, goal, status(r.sameReset / r.sameBaseline - 1 <= Math.max(0.05, spread))];
+};
 const toolsList = tokens.at(-1);
 const goals = [
   ['Sluice ÷ bare node:http, throughput', ratio(sluice.rps / bare.rps), '≥ 0.35×', status(sluice.rps / bare.rps >= 0.35)],
@@ -274,6 +287,8 @@ const goals = [
   ['live actors after the burst', `${footprint.after.liveActors} (baseline ${footprint.warm.liveActors})`, 'baseline', status(footprint.after.liveActors === footprint.warm.liveActors)],
   ['tools/list, the tools array as JSON', `${(toolsList.text.bytes / KB).toFixed(1)} KB`, '≤ 6 KB', status(toolsList.text.bytes <= 6 * KB)],
   ['cancellation latency p99', `${cancel.p99.toFixed(1)} ms`, '≤ 50 ms', status(cancel.p99 <= 50)],
+  resetGoal('postgres', 'PostgreSQL'),
+  resetGoal('mysql', 'MySQL'),
   [`start to handshake file (median of ${start.n})`, `${start.median.toFixed(0)} ms`, '≤ 500 ms', status(start.median <= 500)],
 ];
 const stages = [
@@ -356,6 +371,7 @@ const markdown = [
   'Tokens: bytes of what a model reads (a tool result\'s `content[0].text`; for tools/list, the JSON of the tools array, with a full-access token), estimated tokens = ceil(bytes ÷ 4), and tokens counted with `gpt-tokenizer` (o200k_base, GPT-4o\'s encoding; other models\' tokenizers differ somewhat). The JSON column is `JSON.stringify(structuredContent)` of the same result; "on the wire" is the whole HTTP response body.',
   `Cancellation: ${cancel.n} slow SQLite statements, each cancelled once running; p50 ${cancel.p50.toFixed(1)} ms.`,
   `Start: \`sluice serve\` to \`mcp-handshake.json\` on an existing support directory, median ${start.median.toFixed(0)} ms, max ${start.max.toFixed(0)} ms.`,
+  ...sessionResetLines(sessionReset),
   '',
 ];
 // A quick run's figures are not kept: they go to a temporary file, bench/results.md stays as it was.

@@ -1,4 +1,5 @@
 import type { Database } from './database.js';
+import { runAs } from './sessionOwner.js';
 
 /** The methods of a Database that take a session of its pool while they run. */
 const SESSION_METHODS = new Set<string | symbol>([
@@ -28,7 +29,10 @@ type Share = { running: number; waiting: (() => void)[] };
 export class SessionShares {
   readonly #shares = new Map<string, Share>();
 
-  /** `db` as `principalId` may use it: every call that needs a session first takes one of its share. */
+  /**
+   * `db` as `principalId` may use it: every call that needs a session first takes one of its share, and
+   * every call runs as `principalId`'s (sessionOwner.ts), so a session another token used is reset first.
+   */
   forToken(db: Database, connectionId: string, principalId: string): Database {
     const key = `${connectionId}\n${principalId}`;
     const limit = Math.max(1, Math.floor(db.sessions / 2));
@@ -36,16 +40,18 @@ export class SessionShares {
       get: (target, property, receiver) => {
         const value = Reflect.get(target, property, receiver) as unknown;
         if (typeof value !== 'function') return value;
-        // Bound to the database itself: its methods read its private fields, which a proxy has not.
-        if (!SESSION_METHODS.has(property)) return value.bind(target);
-        return async (...args: unknown[]) => {
-          const release = await this.#take(key, limit);
-          try {
-            return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          } finally {
-            release();
-          }
-        };
+        // Applied to the database itself: its methods read its private fields, which a proxy has not.
+        const method = value as (...a: unknown[]) => unknown;
+        if (!SESSION_METHODS.has(property)) return (...args: unknown[]) => runAs(principalId, () => method.apply(target, args));
+        return (...args: unknown[]) =>
+          runAs(principalId, async () => {
+            const release = await this.#take(key, limit);
+            try {
+              return await method.apply(target, args);
+            } finally {
+              release();
+            }
+          });
       },
     });
   }

@@ -11,6 +11,7 @@ import { cancellable, wireValues } from '../serverValues.js';
 import { DATABASES } from '../../core/contract.js';
 import type { AppClock } from '../../core/clock.js';
 import { mysqlSsl } from '../tlsSettings.js';
+import { type Handover, SessionOwners, sessionOwner } from '../sessionOwner.js';
 
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
 const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
@@ -39,7 +40,9 @@ type Stop = {
  * statement (`max_statement_time` on MariaDB, `max_execution_time` on MySQL); a cancelled or over-long
  * statement is stopped with `KILL QUERY` from a connection of its own, and its session is discarded. A
  * read past its row cap or byte budget is abandoned: its socket is dropped at once, so no further row
- * is read, and the statement is killed.
+ * is read, and the statement is killed. A session handed to another token is first reset
+ * (COM_RESET_CONNECTION: user variables, last insert id, temporary tables, prepared statements, locks,
+ * session variables); what Sluice sets on a session is set again before each statement anyway.
  */
 export class MysqlSessions implements ServerSessions {
   readonly #config: mysql.ConnectionOptions;
@@ -49,9 +52,12 @@ export class MysqlSessions implements ServerSessions {
   #flavor: Promise<'mariadb' | 'mysql'> | undefined;
 
   readonly #clock: AppClock;
+  readonly #owners: Handover<mysql.PoolConnection>;
 
-  constructor(address: ServerAddress, clock: AppClock) {
+  /** `owners` decides when a session is reset: the benchmark's baseline passes one that never does. */
+  constructor(address: ServerAddress, clock: AppClock, owners: Handover<mysql.PoolConnection> = new SessionOwners()) {
     this.#clock = clock;
+    this.#owners = owners;
     const { engine: _engine, tls, ...credentials } = address;
     const ssl = mysqlSsl(tls);
     this.#config = {
@@ -77,9 +83,7 @@ export class MysqlSessions implements ServerSessions {
    */
   async check(sql: string, signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
-    const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
-      this.#writes.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
-    );
+    const connection = await this.#connection(this.#writes);
     try {
       await new Promise<void>((resolve, reject) =>
         connection.prepare(sql, (error, statement) => {
@@ -125,9 +129,7 @@ export class MysqlSessions implements ServerSessions {
     work: (connection: mysql.PoolConnection, stop: Stop) => Promise<ResultSet>,
   ): Promise<ResultSet> {
     options.signal.throwIfAborted();
-    const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
-      pool.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
-    );
+    const connection = await this.#connection(pool);
     const stop: Stop = {
       reason: undefined,
       kill: (reason) => {
@@ -160,6 +162,28 @@ export class MysqlSessions implements ServerSessions {
       // A session a KILL was aimed at, or that failed mid-transaction, is closed: the server rolls it back.
       if (discard || stop.reason) connection.destroy();
       else connection.release();
+    }
+  }
+
+  /**
+   * A session of `pool` for the statement starting now, reset first if another owner used it last. One
+   * that fails its reset is closed and another taken: a server without COM_RESET_CONNECTION (MariaDB
+   * before 10.2.4) then gets new sessions, which carry nothing.
+   */
+  async #connection(pool: mysql.Pool): Promise<mysql.PoolConnection> {
+    const owner = sessionOwner();
+    for (;;) {
+      const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
+        pool.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
+      );
+      if (!this.#owners.handOver(connection, owner)) return connection;
+      try {
+        await new Promise<void>((resolve, reject) => connection.reset((error) => (error ? reject(error) : resolve())));
+        return connection;
+      } catch (error) {
+        connection.destroy();
+        if ((error as MysqlError).fatal) throw this.#failure(error as MysqlError);
+      }
     }
   }
 

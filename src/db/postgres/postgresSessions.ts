@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
 import { ErrorCode, ProtocolError } from '../../core/errors.js';
@@ -12,6 +13,7 @@ import { assertParses } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../tlsSettings.js';
 import { DATABASES } from '../../core/contract.js';
+import { type Handover, SessionOwners, sessionOwner } from '../sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
 const RAW_TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1186, 1266]);
@@ -43,15 +45,19 @@ const extended = (text: string, values: unknown[]) =>
  * The two pools of one PostgreSQL connection. Reads use sessions whose default transaction is read only
  * and run inside `BEGIN READ ONLY`; writes, once consented, use the other pool. Every statement goes over
  * the extended protocol, which refuses more than one statement; `statement_timeout` is set for each; a
- * cancelled statement is stopped with `pg_cancel_backend` from a connection of its own.
+ * cancelled statement is stopped with `pg_cancel_backend` from a connection of its own. A session
+ * handed to another token is reset first (`resetSession`).
  */
 export class PostgresSessions implements ServerSessions {
   readonly #config: pg.PoolConfig;
   readonly #reads: pg.Pool;
   readonly #writes: pg.Pool;
   readonly #secrets: string[];
+  readonly #owners: Handover<pg.PoolClient>;
 
-  constructor(address: ServerAddress) {
+  /** `owners` decides when a session is reset: the benchmark's baseline passes one that never does. */
+  constructor(address: ServerAddress, owners: Handover<pg.PoolClient> = new SessionOwners()) {
+    this.#owners = owners;
     const { engine: _engine, tls, ...credentials } = address;
     const ssl = postgresSsl(tls);
     this.#config = {
@@ -133,6 +139,7 @@ export class PostgresSessions implements ServerSessions {
 
   async #session(pool: pg.Pool, options: StatementOptions, work: (client: pg.PoolClient) => Promise<ResultSet>) {
     options.signal.throwIfAborted();
+    const owner = sessionOwner();
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
@@ -145,7 +152,15 @@ export class PostgresSessions implements ServerSessions {
     client.on('error', ignore);
     let broken: Error | undefined;
     try {
-      return await cancellable(options.signal, () => work(client), () => this.#cancel(pid));
+      const reset = this.#owners.handOver(client, owner);
+      return await cancellable(
+        options.signal,
+        async () => {
+          if (reset) await resetSession(client);
+          return work(client);
+        },
+        () => this.#cancel(pid),
+      );
     } catch (error) {
       broken = error as Error;
       throw options.signal.aborted ? error : this.#failure(error as PgError);
@@ -198,6 +213,17 @@ export class PostgresSessions implements ServerSessions {
     }
     return new DriverFailure('query_failed', error.message, this.#secrets, code || undefined);
   }
+}
+
+/**
+ * Everything a session carries (settings, prepared statements, temporary tables, sequences' last
+ * values, advisory locks, `LISTEN`s) back to how it started; the read pool's start-up
+ * `default_transaction_read_only` is a reset value and stays. `DISCARD ALL` keeps the random seed, so a
+ * fresh one follows. Run between transactions: the previous statement committed or rolled back.
+ */
+async function resetSession(client: pg.PoolClient): Promise<void> {
+  await client.query('DISCARD ALL');
+  await client.query({ text: 'SELECT setseed($1)', values: [randomInt(2 ** 47) / 2 ** 47] });
 }
 
 const statementTimeout = () =>

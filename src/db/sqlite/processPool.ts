@@ -6,6 +6,7 @@ import { DriverFailure } from '../driverFailure.js';
 import { DATABASES } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import type { SqlitePoolSettings } from './poolSettings.js';
+import { sessionOwner } from '../sessionOwner.js';
 
 export type SqliteStatement = {
   /** `check` prepares the statement and runs nothing. */
@@ -173,8 +174,9 @@ export class SqliteProcessPool {
 
   async #run(handle: Handle, request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
     signal.throwIfAborted();
+    const owner = sessionOwner();
     const child = await this.#acquire(handle, signal);
-    return this.#statement(child, handle, request, signal, timeoutMs);
+    return this.#statement(child, handle, request, owner, signal, timeoutMs);
   }
 
   /** An idle process, a new one while there are fewer than `size`, or else the next one freed. */
@@ -275,7 +277,7 @@ export class SqliteProcessPool {
     this.#replace();
   }
 
-  #statement(child: ChildProcess, handle: Handle, request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
+  #statement(child: ChildProcess, handle: Handle, request: SqliteStatement, owner: string, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
     child.channel?.ref();
     const id = this.#nextId++;
 
@@ -341,7 +343,7 @@ export class SqliteProcessPool {
       child.on('message', onMessage);
       child.once('error', onError);
       child.once('exit', onExit);
-      child.send({ id, timeoutMs, path: handle.path, ...request });
+      child.send({ id, timeoutMs, path: handle.path, owner, ...request });
     });
   }
 }

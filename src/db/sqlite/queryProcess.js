@@ -20,11 +20,22 @@ const SQLITE_HEAP_BYTES = DATABASES.sqliteHeapMb * 1024 * 1024;
 const connections = new Map();
 
 /**
- * The read connection to `path`, opened on first use; past `filesPerProcess` the least recently used
- * one is closed.
- * @param {string} path
+ * The owner (a token's id, see sessionOwner.ts) whose write last ran on each open connection, by path. A
+ * write can leave temporary objects, pragma settings and `last_insert_rowid()` on its connection; reads
+ * leave nothing (query_only, and only statements SQLite calls read-only). Another owner gets the file
+ * reopened first.
+ * @type {Map<string, string>}
  */
-function connection(path) {
+const writers = new Map();
+
+/**
+ * The read connection to `path` for `owner`, opened on first use or when another owner wrote on it;
+ * past `filesPerProcess` the least recently used one is closed.
+ * @param {string} path
+ * @param {string} owner
+ */
+function connection(path, owner) {
+  if ((writers.get(path) ?? owner) !== owner) closeFile(path);
   const open = connections.get(path);
   if (open) {
     connections.delete(path);
@@ -45,6 +56,7 @@ function connection(path) {
   for (const [oldest, old] of connections) {
     if (connections.size <= filesPerProcess) break;
     connections.delete(oldest);
+    writers.delete(oldest);
     old.close();
   }
   return db;
@@ -54,6 +66,7 @@ function connection(path) {
 function closeFile(path) {
   connections.get(path)?.close();
   connections.delete(path);
+  writers.delete(path);
 }
 
 /**
@@ -82,7 +95,7 @@ const CHUNK_ROWS = 1_000;
 const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
 
 /**
- * @typedef {{ id: number, path: string, mode: 'read' | 'write' | 'check', timeoutMs: number, sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
+ * @typedef {{ id: number, path: string, owner: string, mode: 'read' | 'write' | 'check', timeoutMs: number, sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
  */
 
 /**
@@ -159,6 +172,7 @@ function read(db, request) {
  * @param {Request} request
  */
 function write(db, request) {
+  writers.set(request.path, request.owner);
   db.pragma('query_only = OFF');
   try {
     const stmt = db.prepare(request.sql);
@@ -206,7 +220,7 @@ process.on(
     let reply;
     Atomics.store(deadline, 0, BigInt(Date.now() + (request.timeoutMs ?? 0) + DATABASES.deadlineGraceMs));
     try {
-      const db = connection(request.path);
+      const db = connection(request.path, request.owner);
       reply = request.mode === 'write' ? write(db, request) : request.mode === 'check' ? check(db, request) : read(db, request);
     } catch (error) {
       const err = /** @type {{ message?: string, code?: string }} */ (error);
