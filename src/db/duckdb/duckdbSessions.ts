@@ -12,6 +12,7 @@ import {
 import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import type { ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
+import { duckdbFailureKind } from '../failureKinds.js';
 import { blobHex, RowBudget } from '../resultBudget.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import { cancellable, toWireValue } from '../serverValues.js';
@@ -175,12 +176,12 @@ export class DuckdbSessions implements ServerSessions {
 
 /** The result's rows, chunk by chunk, up to `maxRows` and the byte budget; the rest is never fetched. */
 async function collect(result: DuckDBResult, options: StatementOptions, step: <T>(work: () => Promise<T>) => Promise<T>): Promise<ResultSet> {
-  const columns = result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
   if (result.returnType === ResultReturnType.CHANGED_ROWS) {
     await step(() => result.fetchChunk());
     return { columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: Number(result.rowsChanged) };
   }
-  const budget = new RowBudget(options.maxBytes, options.cellBytes);
+  const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+  const columns = budget.takeColumns(result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() })));
   const toJson = jsonValues(budget.cellLimit);
   const rows: unknown[][] = [];
   let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
@@ -194,14 +195,7 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: <T
       if (truncatedBy) break;
     }
   }
-  return {
-    columns,
-    rows,
-    truncated: truncatedBy !== undefined,
-    ...(truncatedBy ? { truncatedBy } : {}),
-    cellsCut: budget.cellsCut,
-    rowsAffected: 0,
-  };
+  return { columns, rows, ...budget.outcome(truncatedBy), rowsAffected: 0 };
 }
 
 const statementTimeout = () =>
@@ -211,6 +205,5 @@ const statementTimeout = () =>
 function failure(error: Error): Error {
   if (error instanceof DriverFailure || error instanceof ToolError) return error;
   const type = /^([A-Za-z ]+) Error:/.exec(error.message)?.[1];
-  if (/read-only (mode|transaction)/i.test(error.message)) return new DriverFailure('not_read_only', error.message, [], type);
-  return new DriverFailure('query_failed', error.message, [], type);
+  return new DriverFailure(duckdbFailureKind(error.message), error.message, [], type);
 }

@@ -95,8 +95,8 @@ const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
  */
 function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
   stmt.safeIntegers(true);
-  const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
-  const budget = new RowBudget(maxBytes, cellBytes);
+  const budget = new RowBudget(maxBytes, { cellBytes, answer: rowsAs === 'json' });
+  const columns = budget.takeColumns(stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' })));
   /** @type {unknown[][]} */
   let rows = [];
   /** @type {string[]} */
@@ -110,6 +110,7 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
       break;
     }
     const values = /** @type {unknown[]} */ (row);
+    if (values.length > columns.length) values.length = columns.length;
     let blobsCut = 0;
     // In place: a fresh array per row costs more than the conversion itself.
     for (let i = 0; i < values.length; i++) {
@@ -134,7 +135,7 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
       lines = [];
     }
   }
-  const truncation = { truncated: truncatedBy !== undefined, truncatedBy, cellsCut: budget.cellsCut };
+  const truncation = budget.outcome(truncatedBy);
   if (rowsAs === 'json') return { columns, rowsJson: JSON.stringify(rows), linesJson: escapedLines(lines), rowCount: count, ...truncation };
   return { columns, rows, ...truncation };
 }

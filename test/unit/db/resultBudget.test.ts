@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { blobHex, cutValue, jsonLength, RowBudget } from '../../../src/db/resultBudget.js';
 
-describe('jsonLength: the JSON text a client receives', () => {
+describe('jsonLength: the UTF-8 bytes of the JSON text a client receives', () => {
   it.each([['abc'], ['a"b\\c\n'], ['\u0001'], ['é🙂'], [12.5], [0], [-0], [9], [10], [-1234], [Number.MAX_SAFE_INTEGER], [1e21], [null], [true], [{ a: [1, 'x'] }]])('%j', (value) => {
-    expect(jsonLength(value)).toBe(JSON.stringify(value).length);
+    expect(jsonLength(value)).toBe(Buffer.byteLength(JSON.stringify(value)));
   });
 });
 
@@ -41,7 +41,7 @@ describe('RowBudget', () => {
   });
 
   it('cuts cells past the cell limit and counts them; the first row is cut to fit, never refused', () => {
-    const budget = new RowBudget(10_000, 500);
+    const budget = new RowBudget(10_000, { cellBytes: 500 });
     const first = ['y'.repeat(100_000), 'z'.repeat(100_000)];
     expect(budget.take(first)).toBe(true);
     expect(budget.cellsCut).toBe(2);
