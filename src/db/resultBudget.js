@@ -4,7 +4,7 @@
 // the columns' names and types, the header line, and each row twice, as JSON and as its line of text.
 import { Buffer } from 'node:buffer';
 import { RESULTS } from '../core/contract.js';
-import { valueText } from './valueText.js';
+import { needsQuotes, valueText } from './valueText.js';
 import { JsonText } from './jsonText.js';
 
 /** Catalog reads (tables, columns, DDL): the cap, and no cell is cut, since a cut name or DDL is wrong. */
@@ -12,6 +12,10 @@ export const CATALOG_BUDGET = Object.freeze({ maxRows: RESULTS.catalogRows, maxB
 
 // Printable ASCII but the quote and the backslash: a string of only these is its own JSON, one byte each.
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+// Characters JSON.stringify escapes (and lone surrogates, which it escapes too): a string without them
+// is its own JSON, its UTF-8 bytes.
+// eslint-disable-next-line no-control-regex
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * The UTF-8 length of `value`'s JSON text.
@@ -19,8 +23,11 @@ const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * @returns {number}
  */
 export function jsonLength(value) {
-  if (typeof value === 'string') return PLAIN.test(value) ? value.length + 2 : Buffer.byteLength(JSON.stringify(value));
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? integerLength(value) : String(JSON.stringify(value)).length;
+  if (typeof value === 'string') {
+    if (PLAIN.test(value)) return value.length + 2;
+    return ESCAPED.test(value) ? Buffer.byteLength(JSON.stringify(value)) : Buffer.byteLength(value) + 2;
+  }
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? integerLength(value) : Number.isFinite(value) ? String(value).length : 4;
   if (value === null || value === undefined) return 4;
   if (typeof value === 'object') return Buffer.byteLength(JSON.stringify(value));
   return String(value).length;
@@ -28,14 +35,19 @@ export function jsonLength(value) {
 
 /**
  * The UTF-8 length of `value` in the answer's text (db/valueText.js) once that text is a JSON string.
+ * A number, boolean or null reads as its JSON (null and NaN as `NULL`, four bytes as `null`); a string
+ * that needs no quotes escapes as its JSON does.
  * @param {unknown} value
+ * @param {number} [json] its `jsonLength`, when known
  * @returns {number}
  */
-export function textLength(value) {
-  if (typeof value === 'string' && PLAIN.test(value)) return plainTextLength(value);
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return integerLength(value);
-  if (value === null || value === undefined) return 4;
-  return Buffer.byteLength(JSON.stringify(valueText(value))) - 2;
+export function textLength(value, json = jsonLength(value)) {
+  if (typeof value === 'string') {
+    if (!needsQuotes(value)) return json - 2;
+    return PLAIN.test(value) ? value.length + 4 : Buffer.byteLength(JSON.stringify(JSON.stringify(value))) - 2;
+  }
+  if (typeof value === 'object' && value !== null) return Buffer.byteLength(JSON.stringify(valueText(value))) - 2;
+  return json;
 }
 
 /**
@@ -221,7 +233,7 @@ export class RowBudget {
       return this.#json + plainTextLength(value);
     }
     this.#json = jsonLength(value);
-    return this.answer ? this.#json + textLength(value) : this.#json;
+    return this.answer ? this.#json + textLength(value, this.#json) : this.#json;
   }
 
   /**

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toResultSet } from '../../src/capabilities/resultSet.js';
+import { resultText } from '../../src/capabilities/resultText.js';
 import { RESULTS } from '../../src/core/contract.js';
 import { writeConfig } from '../../src/db/savedConnections.js';
 import { expectToolSuccess } from '../helpers/rpcAssertions.js';
@@ -123,4 +125,12 @@ describe('max_bytes bounds the whole answer on DuckDB', () => {
     expect(result.columns.length + result.columns_left_out).toBe(5_000);
     expect(result.columns[0].name).toMatch(/^x+…\[cut: \d+ characters in all\]$/);
   });
+});
+
+it('the fixed fields of an answer, at their largest, stay within RESULTS.answerFieldsBytes', () => {
+  const set = { columns: [], rows: [], truncated: true, truncatedBy: 'max_bytes' as const, cellsCut: 100_000, columnsLeftOut: 5_000, valuesAsText: 100_000, rowsAffected: Number.MAX_SAFE_INTEGER };
+  const structured = toResultSet(set, 'destructive', 330_000.25);
+  const serverInfo = { name: 'sluice', version: '100.100.100-beta.100' };
+  const answer = { content: [{ type: 'text', text: resultText(structured) }], structuredContent: structured, isError: false, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo } };
+  expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(RESULTS.answerFieldsBytes);
 });
