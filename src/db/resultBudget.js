@@ -150,13 +150,15 @@ export class RowBudget {
   }
 
   /**
-   * The columns an answer keeps, their names and types cut where they must be; unchanged for other reads.
+   * The columns an answer keeps, their names and types cut where they must be; all of them for other
+   * reads. Read one at a time, so that a driver can name only the columns kept.
    * @template {{ name: string, type: string }} C
-   * @param {C[]} columns
+   * @param {Iterable<C>} columns
+   * @param {number} count how many there are
    * @returns {C[]}
    */
-  takeColumns(columns) {
-    if (!this.answer) return columns;
+  takeColumns(columns, count) {
+    if (!this.answer) return [...columns];
     /** @type {C[]} */
     const kept = [];
     let reserved = 0;
@@ -175,7 +177,7 @@ export class RowBudget {
       this.used += columnBytes(name, type) + COLUMN_FRAME;
       kept.push(name === column.name && type === column.type ? column : { ...column, name, type });
     }
-    this.columnsLeftOut = columns.length - kept.length;
+    this.columnsLeftOut = count - kept.length;
     this.width = kept.length;
     return kept;
   }

@@ -1,6 +1,7 @@
 import { resolve, sep } from 'node:path';
 import {
   type DuckDBConnection,
+  type DuckDBDataChunk,
   DuckDBInstance,
   type DuckDBResult,
   DuckDBTypeId,
@@ -181,14 +182,18 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: <T
     return { columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: Number(result.rowsChanged) };
   }
   const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
-  const columns = budget.takeColumns(result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() })));
+  // Named one at a time: the columns left out are never named (5,000 names of 4,000 characters took 82 ms).
+  const named = function* () {
+    for (let i = 0; i < result.columnCount; i++) yield { name: result.columnName(i), type: result.columnType(i).toString() };
+  };
+  const columns = budget.takeColumns(named(), result.columnCount);
   const toJson = jsonValues(budget.cellLimit);
   const rows: unknown[][] = [];
   let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
   while (!truncatedBy) {
     const chunk = await step(() => result.fetchChunk());
     if (!chunk || chunk.rowCount === 0) break;
-    for (const row of chunk.convertRows(toJson)) {
+    for (const row of columns.length === result.columnCount ? chunk.convertRows(toJson) : keptRows(chunk, columns.length, toJson)) {
       if (rows.length === options.maxRows) truncatedBy = 'max_rows';
       else if (budget.take(row)) rows.push(row);
       else truncatedBy = 'max_bytes';
@@ -196,6 +201,12 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: <T
     }
   }
   return { columns, rows, ...budget.outcome(truncatedBy), rowsAffected: 0 };
+}
+
+/** A chunk's rows with only the first `width` columns converted: the rest are left out of the answer. */
+function keptRows(chunk: DuckDBDataChunk, width: number, converter: DuckDBValueConverter<unknown>): unknown[][] {
+  const columns = Array.from({ length: width }, (_, i) => chunk.convertColumnValues(i, converter));
+  return Array.from({ length: chunk.rowCount }, (_, row) => columns.map((values) => values[row]));
 }
 
 const statementTimeout = () =>

@@ -182,7 +182,7 @@ export class MysqlSessions implements ServerSessions {
       const command = options.params.length > 0 ? connection.execute(query) : connection.query(query);
       // A statement without a result set reports undefined fields.
       command.on('fields', (received: Field[] | undefined) => {
-        columns = budget.takeColumns((received ?? []).map(column));
+        columns = budget.takeColumns((received ?? []).map(column), received?.length ?? 0);
         jsonColumns = (received ?? []).flatMap((field, i) => (i < columns.length && isJson(field) ? [i] : []));
       });
       command.on('result', (row: unknown) => {

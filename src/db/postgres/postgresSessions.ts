@@ -242,7 +242,10 @@ class BudgetedRows {
   }
 
   async add(result: pg.QueryArrayResult, dropped: number): Promise<void> {
-    this.#columns ??= this.#budget.takeColumns(await this.#describe(result.fields ?? []));
+    if (!this.#columns) {
+      const columns = await this.#describe(result.fields ?? []);
+      this.#columns = this.#budget.takeColumns(columns, columns.length);
+    }
     for (const row of result.rows ?? []) {
       if (this.done) return;
       if (this.#rows.length === this.#options.maxRows) this.#truncatedBy = 'max_rows';

@@ -96,7 +96,8 @@ const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
 function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
   stmt.safeIntegers(true);
   const budget = new RowBudget(maxBytes, { cellBytes, answer: rowsAs === 'json' });
-  const columns = budget.takeColumns(stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' })));
+  const all = stmt.columns();
+  const columns = budget.takeColumns(all.map((c) => ({ name: c.name, type: c.type ?? '' })), all.length);
   /** @type {unknown[][]} */
   let rows = [];
   /** @type {string[]} */

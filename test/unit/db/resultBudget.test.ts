@@ -36,7 +36,7 @@ describe('cutValue and blobHex', () => {
 describe('RowBudget', () => {
   it('an answer\'s budget counts columns, header line and rows twice; its columns stop where they no longer fit', () => {
     const budget = new RowBudget(4_096, { answer: true });
-    const columns = budget.takeColumns(Array.from({ length: 100 }, (_, i) => ({ name: `column_${i}`.padEnd(60, 'x'), type: 'int' })));
+    const columns = budget.takeColumns(Array.from({ length: 100 }, (_, i) => ({ name: `column_${i}`.padEnd(60, 'x'), type: 'int' })), 100);
     expect(columns.length).toBeGreaterThan(5);
     expect(budget.columnsLeftOut).toBe(100 - columns.length);
     const rows: unknown[][] = [];
@@ -55,7 +55,7 @@ describe('RowBudget', () => {
 
   it('a name longer than the whole budget is cut to fit, with the value marker; the columns after it still fit', () => {
     const budget = new RowBudget(4_096, { answer: true });
-    const [column, ...rest] = budget.takeColumns([{ name: 'n'.repeat(100_000), type: 'TEXT' }, { name: 'next', type: 'TEXT' }]);
+    const [column, ...rest] = budget.takeColumns([{ name: 'n'.repeat(100_000), type: 'TEXT' }, { name: 'next', type: 'TEXT' }], 2);
     expect(column?.name).toMatch(/^n+…\[cut: 100000 characters in all\]$/);
     expect(rest).toEqual([{ name: 'next', type: 'TEXT' }]);
     expect(budget.used).toBeLessThan(4_096);
