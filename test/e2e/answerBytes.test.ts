@@ -32,12 +32,6 @@ const WIDE_TABLE: Record<HarnessEngine, { columns: number; nameLength: number; t
   postgres: { columns: 1_600, nameLength: 63, type: 'int', quote: '"' },
   mysql: { columns: 500, nameLength: 64, type: 'int', quote: '`' },
 };
-/** One column whose name alone is far past the budget, in the select list. */
-const HUGE_ALIAS: Record<HarnessEngine, string> = {
-  sqlite: `SELECT 1 AS "${longName(0, 90_000)}"`,
-  postgres: `SELECT 1 AS "${longName(0, 63)}", 2 AS "${longName(1, 63)}"`,
-  mysql: `SELECT 1 AS \`${longName(0, 256)}\``,
-};
 const UNICODE_ROWS: Record<HarnessEngine, string> = {
   sqlite: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500) SELECT i, replace(hex(zeroblob(300)), '00', 'é🙂') FROM n",
   postgres: "SELECT i, repeat('é🙂', 300) FROM generate_series(1, 500) i",
@@ -85,15 +79,14 @@ describe.each(engines)('max_bytes bounds the whole answer on %s', (engine) => {
     }
   });
 
-  it('a name past the budget is cut and marked', async () => {
-    const res = await query(HUGE_ALIAS[engine]);
+  // PostgreSQL cuts a name to 63 bytes and MariaDB refuses an alias over 256 characters: only SQLite has longer ones.
+  it.runIf(engine === 'sqlite')('a 90,000-character name is cut and marked', async () => {
+    const res = await query(`SELECT 1 AS "${longName(0, 90_000)}"`);
     const result = expectToolSuccess(res);
     expect(answerBytes(res)).toBeLessThanOrEqual(BOUND);
-    if (engine === 'sqlite') {
-      expect(result.columns).toHaveLength(1);
-      expect(result.columns[0].name).toMatch(/^c0_x+…\[cut: 90000 characters in all\]$/);
-      expect(result).toMatchObject({ is_truncated: true, truncated_reason: 'max_bytes', rows: [[1]] });
-    }
+    expect(result.columns).toHaveLength(1);
+    expect(result.columns[0].name).toMatch(/^c0_x+…\[cut: 90000 characters in all\]$/);
+    expect(result).toMatchObject({ is_truncated: true, truncated_reason: 'max_bytes', rows: [[1]] });
   });
 
   it('rows of multi-byte text: counted in UTF-8 bytes, in both renderings', async () => {
