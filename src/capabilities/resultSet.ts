@@ -9,7 +9,7 @@ export const maxBytesProperty = {
   minimum: 1_024,
   maximum: RESULTS.capBytes,
   default: RESULTS.defaultBytes,
-  description: 'Size cap of the answer in bytes (columns, and rows as JSON and as text); rows and columns past it are left out, values over 64 KiB cut.',
+  description: 'Size cap of the whole answer in bytes; rows and columns past it are left out, values over 64 KiB cut.',
 } as const;
 
 export const resultSetSchema: ObjectSchema = {
