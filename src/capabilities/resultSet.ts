@@ -9,7 +9,7 @@ export const maxBytesProperty = {
   minimum: 1_024,
   maximum: RESULTS.capBytes,
   default: RESULTS.defaultBytes,
-  description: 'Size cap of the rows’ JSON in bytes; rows past it are left out and values over 64 KiB cut.',
+  description: 'Size cap of the whole answer in bytes; rows and columns past it are left out, values over 64 KiB cut.',
 } as const;
 
 export const resultSetSchema: ObjectSchema = {
@@ -34,6 +34,8 @@ export const resultSetSchema: ObjectSchema = {
       description: 'Why: more rows than max_rows, rows past max_bytes, or only over-long values cut.',
     },
     cells_truncated: { type: 'integer', description: 'Values cut to the cell limit, each ending in a "…[cut: …]" marker.' },
+    columns_left_out: { type: 'integer', description: 'Columns past max_bytes, left out with their values (only when some were).' },
+    values_as_text: { type: 'integer', description: 'JSON values too deep or too long for JSON, given as their text (only when some were).' },
     statement_kind: { type: 'string', enum: ['read', 'write', 'ddl', 'destructive'] },
   },
   required: [
@@ -60,6 +62,8 @@ export function toResultSet(result: ResultSet<Rows>, kind: StatementKind, execut
     is_truncated: result.truncated || cellsCut > 0,
     truncated_reason: result.truncated ? (result.truncatedBy ?? 'max_rows') : cellsCut > 0 ? 'cell_bytes' : 'none',
     cells_truncated: cellsCut,
+    ...(result.columnsLeftOut ? { columns_left_out: result.columnsLeftOut } : {}),
+    ...(result.valuesAsText ? { values_as_text: result.valuesAsText } : {}),
     statement_kind: kind,
   };
 }

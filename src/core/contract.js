@@ -147,6 +147,10 @@ export const RESULTS = frozen({
   defaultBytes: MIB,
   capBytes: 16 * MIB,
   cellBytes: 64 * KIB,
+  /** Chosen: a JSON value nested deeper than this comes back as its text (JSON.stringify overflows near 4,200 levels). */
+  jsonDepth: 512,
+  /** Chosen: what an answer's fixed fields (counts, reason, kind, its frame) may add to `max_bytes`. */
+  answerFieldsBytes: KIB,
   /** Catalog reads (tables, columns, DDL): no cell is cut, since a cut name or DDL is wrong. */
   catalogRows: 100_000,
   /** `execute_query`: rows, statement size, bound parameters, statement timeout. */

@@ -36,6 +36,10 @@ export type ResultSet<R extends Rows = unknown[][]> = {
   truncatedBy?: 'max_rows' | 'max_bytes';
   /** Cells cut to the cell limit, each ending in a `…[cut: N characters in all]` marker. */
   cellsCut?: number;
+  /** Columns an answer left out, with their values, past its byte budget (`truncatedBy: 'max_bytes'`). */
+  columnsLeftOut?: number;
+  /** JSON values returned as their text (db/jsonText.js). */
+  valuesAsText?: number;
   /** Rows a write changed; 0 for a read. */
   rowsAffected: number;
 };
@@ -43,7 +47,10 @@ export type ResultSet<R extends Rows = unknown[][]> = {
 export type ReadOptions = {
   params?: unknown[];
   maxRows: number;
-  /** The rows' JSON size at most (`RESULTS.defaultBytes` in core/contract.js); the default when absent. */
+  /**
+   * Bytes of the rows' JSON at most (`RESULTS.defaultBytes` in core/contract.js when absent); with
+   * `rowsAs: 'json'`, bytes of the answer: columns, and rows as JSON and as text (db/resultBudget.js).
+   */
   maxBytes?: number;
   timeoutMs: number;
   signal: AbortSignal;

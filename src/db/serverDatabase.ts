@@ -19,9 +19,10 @@ import { DATABASES, RESULTS } from '../core/contract.js';
 export type StatementOptions = {
   params: unknown[];
   maxRows: number;
-  /** The rows' JSON size at most, and the most one cell may take (see resultBudget.js). */
+  /** The rows' JSON size at most (the answer's, with `rowsAs: 'json'`), and the most one cell may take (see resultBudget.js). */
   maxBytes: number;
   cellBytes?: number;
+  rowsAs?: 'values' | 'json';
   timeoutMs: number;
   signal: AbortSignal;
 };

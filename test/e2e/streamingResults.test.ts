@@ -81,8 +81,10 @@ describe.each(servers)('results are streamed on %s', (engine) => {
 
   it('max_bytes: 4096 over a hundred million wide rows: the rows that fit, truncated by max_bytes', async () => {
     const out = await query({ sql: HUGE_SQL[engine](WIDE_VALUE[engine]), max_rows: 10_000, max_bytes: 4_096 });
-    expect(out).toMatchObject({ statement_kind: 'read', row_count: 4, is_truncated: true, truncated_reason: 'max_bytes', cells_truncated: 0 });
-    expect(out.rows).toEqual([1, 2, 3, 4].map((n) => [n, 'x'.repeat(1_000)]));
+    // A row takes about 2 KB of the answer, as JSON and as text; MariaDB's second column is named by its expression.
+    const rows = engine === 'postgres' ? 2 : 1;
+    expect(out).toMatchObject({ statement_kind: 'read', row_count: rows, is_truncated: true, truncated_reason: 'max_bytes', cells_truncated: 0 });
+    expect(out.rows).toEqual([1, 2].slice(0, rows).map((n) => [n, 'x'.repeat(1_000)]));
     await expect.poll(busy, { timeout: 2_000, interval: 25 }).toBe(0);
   });
 

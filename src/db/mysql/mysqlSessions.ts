@@ -5,6 +5,8 @@ import { redact } from '../redact.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
+import { MYSQL_CONNECTION_LOST, mysqlFailureKind } from '../failureKinds.js';
+import { jsonValue } from '../jsonText.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { RowBudget } from '../resultBudget.js';
 import { cancellable, wireValues } from '../serverValues.js';
@@ -14,15 +16,13 @@ import { mysqlSsl } from '../tlsSettings.js';
 import { type Handover, SessionOwners, sessionOwner } from '../sessionOwner.js';
 
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
-const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 const ENGINE_TIMEOUTS = new Set([1969, 3024]);
-const READ_ONLY_TRANSACTION = 1792;
 const INTERRUPTED = 1317;
 const PARSE_ERROR = 1064;
 const UNSUPPORTED_PREPARE = 1295;
 
 type MysqlError = Error & { code?: string; errno?: number; fatal?: boolean };
-type Field = { name: string; columnType?: number; type?: number };
+type Field = { name: string; columnType?: number; type?: number; extendedFormat?: string };
 type StopReason = 'truncated' | 'timedOut' | 'cancelled' | undefined;
 /** How a running statement is stopped: killed on the server (its error then ends it), or abandoned at once. */
 type Stop = {
@@ -70,6 +70,8 @@ export class MysqlSessions implements ServerSessions {
       // The server may never read a file from this machine (LOAD DATA LOCAL INFILE).
       flags: ['-LOCAL_FILES'],
       charset: 'utf8mb4',
+      // JSON values come as text and are parsed in #collect, unless too long or too deep (db/jsonText.js).
+      jsonStrings: true,
     };
     this.#secrets = address.password ? [address.password] : [];
     this.#reads = mysql.createPool({ ...this.#config, connectionLimit: DATABASES.readSessions, maxIdle: DATABASES.readSessions, idleTimeout: 30_000 });
@@ -194,16 +196,18 @@ export class MysqlSessions implements ServerSessions {
    */
   #collect(connection: mysql.PoolConnection, sql: string, options: StatementOptions, stop: Stop, stopEarly: boolean): Promise<ResultSet> {
     return new Promise((resolve, reject) => {
-      let fields: Field[] = [];
+      let columns: Column[] = [];
+      let jsonColumns: number[] = [];
       const rows: unknown[][] = [];
-      const budget = new RowBudget(options.maxBytes, options.cellBytes);
+      const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
       let rowsAffected = 0;
       let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
       const query = { sql, rowsAsArray: true, values: options.params };
       const command = options.params.length > 0 ? connection.execute(query) : connection.query(query);
       // A statement without a result set reports undefined fields.
       command.on('fields', (received: Field[] | undefined) => {
-        fields = received ?? [];
+        columns = budget.takeColumns((received ?? []).map(column), received?.length ?? 0);
+        jsonColumns = (received ?? []).flatMap((field, i) => (i < columns.length && isJson(field) ? [i] : []));
       });
       command.on('result', (row: unknown) => {
         if (!Array.isArray(row)) {
@@ -212,6 +216,7 @@ export class MysqlSessions implements ServerSessions {
         }
         if (truncatedBy) return;
         const values = rows.length < options.maxRows ? wireValues(row) : undefined;
+        if (values) for (const i of jsonColumns) if (typeof values[i] === 'string') values[i] = jsonValue(values[i] as string);
         if (values && budget.take(values)) rows.push(values);
         else {
           truncatedBy = values ? 'max_bytes' : 'max_rows';
@@ -222,7 +227,7 @@ export class MysqlSessions implements ServerSessions {
         }
       });
       // A connection lost mid-statement reports to the connection, not to the statement.
-      const lost = (error?: MysqlError) => reject(error ?? Object.assign(new Error('the server closed the connection'), { fatal: true }));
+      const lost = (error?: MysqlError) => reject(error ?? Object.assign(new Error('the server closed the connection'), { fatal: true, code: MYSQL_CONNECTION_LOST }));
       connection.once('error', lost);
       connection.once('end', lost);
       const settle = () => {
@@ -238,14 +243,7 @@ export class MysqlSessions implements ServerSessions {
         finish();
       });
       const finish = () =>
-        resolve({
-          columns: fields.map(column),
-          rows,
-          truncated: truncatedBy !== undefined,
-          ...(truncatedBy ? { truncatedBy } : {}),
-          cellsCut: budget.cellsCut,
-          rowsAffected,
-        });
+        resolve({ columns, rows, ...budget.outcome(truncatedBy), rowsAffected });
     });
   }
 
@@ -297,16 +295,20 @@ export class MysqlSessions implements ServerSessions {
   #failure(error: MysqlError): Error {
     if (error instanceof ProtocolError || error instanceof DriverFailure) return error;
     if (error.errno !== undefined && ENGINE_TIMEOUTS.has(error.errno)) return statementTimeout();
-    if (error.errno === READ_ONLY_TRANSACTION) return new DriverFailure('not_read_only', error.message, this.#secrets);
-    if (error.fatal || LOST.has(error.code ?? '')) {
-      return new DriverFailure('not_connected', `the connection to the MySQL server was lost: ${error.message}`, this.#secrets);
+    const kind = mysqlFailureKind(error.errno, error.code);
+    const engineCode = error.errno === undefined ? error.code : String(error.errno);
+    if (kind === 'not_connected') {
+      return new DriverFailure('not_connected', `the connection to the MySQL server was lost: ${error.message}`, this.#secrets, engineCode);
     }
-    return new DriverFailure('query_failed', error.message, this.#secrets, error.errno === undefined ? error.code : String(error.errno));
+    return new DriverFailure(kind, error.message, this.#secrets, engineCode);
   }
 }
 
 const statementTimeout = () =>
   new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
+
+/** A JSON column: MySQL's JSON type, or MariaDB's JSON (a LONGTEXT) as its extended metadata says. */
+const isJson = (field: Field) => (field.columnType ?? field.type) === mysql.Types.JSON || field.extendedFormat === 'json';
 
 function column(field: Field): Column {
   return { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };

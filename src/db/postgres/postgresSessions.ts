@@ -5,10 +5,12 @@ import { ErrorCode, ProtocolError } from '../../core/errors.js';
 import type { ServerAddress } from '../connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
+import { postgresFailureKind } from '../failureKinds.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { cancellable, int64, wireValues } from '../serverValues.js';
 import { tokenize } from '../sqlTokens.js';
 import { RowBudget } from '../resultBudget.js';
+import { jsonValue } from '../jsonText.js';
 import { assertParses } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../tlsSettings.js';
@@ -18,6 +20,8 @@ import { type Handover, SessionOwners, sessionOwner } from '../sessionOwner.js';
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
 const RAW_TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1186, 1266]);
 const INT8 = 20;
+/** json, jsonb and their arrays: parsed unless too long or too deep (db/jsonText.js). */
+const JSON_TYPES = new Set([114, 3802, 199, 3807]);
 const TYPE_NAMES = new Map(Object.entries(pg.types.builtins).map(([name, oid]) => [oid, name.toLowerCase()]));
 const CURSOR_VERBS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 const ROW_COUNTING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
@@ -29,6 +33,10 @@ const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (RAW_TEXT_TYPES.has(oid)) return (text: string) => text;
     if (oid === INT8) return int64;
+    if (JSON_TYPES.has(oid) && format !== 'binary') {
+      const parse = pg.types.getTypeParser(oid, 'text') as (text: string) => unknown;
+      return (text: string) => jsonValue(text, parse);
+    }
     return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
   },
 } as unknown as pg.CustomTypesConfig;
@@ -97,7 +105,7 @@ export class PostgresSessions implements ServerSessions {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
       const verb = tokenize(sql, 'postgres')[0]?.text ?? '';
-      const rows = new BudgetedRows(options);
+      const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
       if (CURSOR_VERBS.has(verb)) {
         const started = performance.now();
         await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
@@ -107,15 +115,13 @@ export class PostgresSessions implements ServerSessions {
           const result = await guarded(client, rows, () =>
             client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }),
           );
-          rows.fields = result.fields;
           if (result.rowCount !== null && result.rowCount < want) break;
         }
       } else {
-        rows.fields = (await guarded(client, rows, () => client.query(extended(sql, options.params)))).fields;
+        await guarded(client, rows, () => client.query(extended(sql, options.params)));
       }
-      const columns = await this.#columns(client, rows.fields);
       await client.query('ROLLBACK');
-      return rows.resultSet(columns, 0);
+      return rows.resultSet(0);
     });
   }
 
@@ -124,12 +130,11 @@ export class PostgresSessions implements ServerSessions {
     return this.#session(this.#writes, options, async (client) => {
       await client.query('BEGIN');
       await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
-      const rows = new BudgetedRows(options);
+      const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
       const result = await guarded(client, rows, () => client.query(extended(sql, options.params)));
-      const columns = await this.#columns(client, result.fields ?? []);
       await client.query('COMMIT');
       const affected = ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0;
-      return rows.resultSet(columns, affected);
+      return rows.resultSet(affected);
     });
   }
 
@@ -206,12 +211,11 @@ export class PostgresSessions implements ServerSessions {
     if (error instanceof ProtocolError || error instanceof DriverFailure) return error;
     const { code = '' } = error;
     if (code === '57014' && /statement timeout/.test(error.message)) return statementTimeout();
-    if (code === '25006') return new DriverFailure('not_read_only', error.message, this.#secrets, code);
-    // Lost sessions (no SQLSTATE), server shutdown (57P0x) and connection exceptions (08xxx).
-    if (code === '' || code.startsWith('57P') || code.startsWith('08')) {
-      return new DriverFailure('not_connected', `the connection to the PostgreSQL server was lost: ${error.message}`, this.#secrets);
+    const kind = postgresFailureKind(code || undefined, error.message);
+    if (kind === 'not_connected') {
+      return new DriverFailure('not_connected', `the connection to the PostgreSQL server was lost: ${error.message}`, this.#secrets, code || undefined);
     }
-    return new DriverFailure('query_failed', error.message, this.#secrets, code || undefined);
+    return new DriverFailure(kind, error.message, this.#secrets, code || undefined);
   }
 }
 
@@ -229,17 +233,20 @@ async function resetSession(client: pg.PoolClient): Promise<void> {
 const statementTimeout = () =>
   new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
 
-/** Rows kept against `maxRows` and the byte budget, batch by batch. */
+/** Columns and rows kept against `maxRows` and the byte budget, batch by batch. */
 class BudgetedRows {
   readonly #options: StatementOptions;
   readonly #budget: RowBudget;
+  readonly #describe: (fields: pg.FieldDef[]) => Promise<Column[]>;
   readonly #rows: unknown[][] = [];
+  #columns: Column[] | undefined;
   #truncatedBy: 'max_rows' | 'max_bytes' | undefined;
-  fields: pg.FieldDef[] = [];
 
-  constructor(options: StatementOptions) {
+  /** `describe` names the columns' types, once, when the first batch says what the columns are. */
+  constructor(options: StatementOptions, describe: (fields: pg.FieldDef[]) => Promise<Column[]>) {
     this.#options = options;
-    this.#budget = new RowBudget(options.maxBytes, options.cellBytes);
+    this.#budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+    this.#describe = describe;
   }
 
   /** Rows still worth reading: up to `maxRows`, and one more to know that there were more. */
@@ -260,8 +267,12 @@ class BudgetedRows {
     return this.#budget.rows === 0;
   }
 
-  add(received: unknown[][], dropped: number): void {
-    for (const row of received) {
+  async add(result: pg.QueryArrayResult, dropped: number): Promise<void> {
+    if (!this.#columns) {
+      const columns = await this.#describe(result.fields ?? []);
+      this.#columns = this.#budget.takeColumns(columns, columns.length);
+    }
+    for (const row of result.rows ?? []) {
       if (this.done) return;
       if (this.#rows.length === this.#options.maxRows) this.#truncatedBy = 'max_rows';
       else {
@@ -273,15 +284,8 @@ class BudgetedRows {
     if (dropped > 0) this.#truncatedBy ??= 'max_bytes';
   }
 
-  resultSet(columns: Column[], rowsAffected: number): ResultSet {
-    return {
-      columns,
-      rows: this.#rows,
-      truncated: this.#truncatedBy !== undefined,
-      ...(this.#truncatedBy ? { truncatedBy: this.#truncatedBy } : {}),
-      cellsCut: this.#budget.cellsCut,
-      rowsAffected,
-    };
+  resultSet(rowsAffected: number): ResultSet {
+    return { columns: this.#columns ?? [], rows: this.#rows, ...this.#budget.outcome(this.#truncatedBy), rowsAffected };
   }
 }
 
@@ -293,13 +297,17 @@ class BudgetedRows {
 async function guarded(client: pg.PoolClient, rows: BudgetedRows, query: () => Promise<pg.QueryArrayResult>) {
   const guard = guardOf(client);
   guard.arm(rows.allowance, rows.empty, rows.rowsLeft);
+  let result: pg.QueryArrayResult;
+  let dropped: number;
   try {
-    const result = await query();
-    rows.add(result.rows ?? [], guard.dropped);
-    return result;
+    result = await query();
+    dropped = guard.dropped;
   } finally {
     guard.disarm();
   }
+  // Once disarmed: naming the columns' types is a query of its own on this session.
+  await rows.add(result, dropped);
+  return result;
 }
 
 const tlsGuards = new WeakMap<pg.PoolClient, Guard>();

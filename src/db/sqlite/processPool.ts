@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import { JsonRows, type ResultSet, type Rows } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
+import { sqliteFailureKind } from '../failureKinds.js';
 import { DATABASES } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import type { SqlitePoolSettings } from './poolSettings.js';
@@ -48,13 +49,10 @@ function joinedRows(chunks: Chunk[], rowCount: number): JsonRows {
   return new JsonRows(`[${json}]`, rowCount, lines);
 }
 
-const UNREACHABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_ABORT']);
-
 /** An error SQLite raised for a statement (`code` is SQLite's, or the query process's `not_read_only`). */
 function sqliteFailure(code: string, message: string): DriverFailure | ToolError {
   if (code === 'does_not_prepare') return new ToolError('invalid_argument', `the statement is not valid: ${message}`);
-  const kind = code === 'not_read_only' ? 'not_read_only' : UNREACHABLE_CODES.has(code) ? 'not_connected' : 'query_failed';
-  return new DriverFailure(kind, message, [], code);
+  return new DriverFailure(sqliteFailureKind(code), message, [], code);
 }
 
 const QUERY_PROCESS = fileURLToPath(new URL('./queryProcess.js', import.meta.url));
@@ -302,8 +300,8 @@ export class SqliteProcessPool {
         if (reply.ok) {
           const rows =
             'rowsJson' in reply ? joinedRows([...chunks, { json: reply.rowsJson, lines: reply.linesJson }], reply.rowCount) : reply.rows;
-          const { columns, truncated, truncatedBy, cellsCut, rowsAffected } = reply;
-          resolve({ columns, rows, truncated, ...(truncatedBy ? { truncatedBy } : {}), cellsCut: cellsCut ?? 0, rowsAffected });
+          const { columns, truncated, truncatedBy, cellsCut, columnsLeftOut, rowsAffected } = reply;
+          resolve({ columns, rows, truncated, ...(truncatedBy ? { truncatedBy } : {}), cellsCut: cellsCut ?? 0, ...(columnsLeftOut ? { columnsLeftOut } : {}), rowsAffected });
         } else reject(sqliteFailure(reply.error.code, reply.error.message));
       };
       const onAbort = () => {

@@ -108,8 +108,9 @@ const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
  */
 function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
   stmt.safeIntegers(true);
-  const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
-  const budget = new RowBudget(maxBytes, cellBytes);
+  const budget = new RowBudget(maxBytes, { cellBytes, answer: rowsAs === 'json' });
+  const all = stmt.columns();
+  const columns = budget.takeColumns(all.map((c) => ({ name: c.name, type: c.type ?? '' })), all.length);
   /** @type {unknown[][]} */
   let rows = [];
   /** @type {string[]} */
@@ -123,6 +124,7 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
       break;
     }
     const values = /** @type {unknown[]} */ (row);
+    if (values.length > columns.length) values.length = columns.length;
     let blobsCut = 0;
     // In place: a fresh array per row costs more than the conversion itself.
     for (let i = 0; i < values.length; i++) {
@@ -147,7 +149,7 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
       lines = [];
     }
   }
-  const truncation = { truncated: truncatedBy !== undefined, truncatedBy, cellsCut: budget.cellsCut };
+  const truncation = budget.outcome(truncatedBy);
   if (rowsAs === 'json') return { columns, rowsJson: JSON.stringify(rows), linesJson: escapedLines(lines), rowCount: count, ...truncation };
   return { columns, rows, ...truncation };
 }
