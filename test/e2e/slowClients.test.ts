@@ -7,7 +7,7 @@
  */
 import type { Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closedWithin, openSocket, rawRequest, type Reply, readResponse, requestHead, sendRaw } from '../helpers/rawHttp.js';
+import { closedWithin, openListenStream, openSocket, rawRequest, type Reply, readResponse, requestHead, sendRaw } from '../helpers/rawHttp.js';
 import { mintToken, mirroredHeaders, modernMeta, startTestApp, type TestApp } from '../helpers/testApp.js';
 import { openConsole } from '../helpers/consoleClient.js';
 import { TRANSPORT } from '../../src/core/contract.js';
@@ -51,20 +51,10 @@ function trickleBody(port: number, headers: Record<string, string>): Promise<Soc
   return trickle(port, requestHead('POST', '/mcp', { host: `127.0.0.1:${port}`, ...mirrored, ...headers, 'content-length': '1000' }) + '{');
 }
 
-/** A `subscriptions/listen` stream on a socket of its own, once acknowledged: a request being answered. */
+/** A `subscriptions/listen` stream under `token`, closed after the test. */
 async function listenStream(port: number, token: string): Promise<Socket> {
-  const socket = await open(port);
-  const { headers, body } = rpc('subscriptions/listen', { notifications: {} });
-  let seen = '';
-  const acknowledged = new Promise<void>((resolve, reject) => {
-    socket.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes('notifications/subscriptions/acknowledged')) resolve();
-    });
-    socket.once('close', () => reject(new Error(`stream closed: ${seen}`)));
-  });
-  socket.write(requestHead('POST', '/mcp', { host: `127.0.0.1:${port}`, ...headers, authorization: `Bearer ${token}`, 'content-length': String(Buffer.byteLength(body)) }) + body);
-  await acknowledged;
+  const socket = await openListenStream(port, { authorization: `Bearer ${token}` });
+  opened.push(socket);
   return socket;
 }
 
