@@ -318,11 +318,18 @@ export async function openListenStream(port: number, headers: Record<string, str
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { ...params, _meta: modernMeta() } });
   let seen = '';
   const acknowledged = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no acknowledgement within 5 s: ${seen}`)), 5_000);
     socket.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      if (seen.includes('notifications/subscriptions/acknowledged')) resolve();
+      if (seen.includes('notifications/subscriptions/acknowledged')) {
+        clearTimeout(timer);
+        resolve();
+      }
     });
-    socket.once('close', () => reject(new Error(`the stream closed: ${seen}`)));
+    socket.once('close', () => {
+      clearTimeout(timer);
+      reject(new Error(`the stream closed: ${seen}`));
+    });
   });
   const head = { host: `127.0.0.1:${port}`, ...mirroredHeaders('subscriptions/listen', params), ...headers, 'content-length': String(Buffer.byteLength(body)) };
   socket.write(requestHead('POST', '/mcp', head) + body);
