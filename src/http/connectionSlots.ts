@@ -23,8 +23,8 @@ export type ConnectionSlots = {
   /** A request on it is being answered (its handler runs, or its stream is open). */
   isBusy(socket: Socket): boolean;
   /**
-   * The request on it is being refused, and its connection is kept only to read what the client still
-   * sends: it may give way to a newcomer as an idle one would.
+   * The request on it waits on its client (a refused caller's upload, or a body from a caller known only
+   * once it has come): its connection may give way to a newcomer as an idle one would.
    */
   giveWay(socket: Socket): void;
 };
@@ -54,18 +54,15 @@ export function createSlottedServer(
     if (!socket.destroyed) waiting.add(socket);
   };
 
-  const server = createServer(
-    {
-      ...options,
-      maxHeaderSize: limits.maxHeaderBytes,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      connectionsCheckingInterval: limits.connectionsCheckingIntervalMs,
-      // Node keeps an idle keep-alive socket open for keepAliveTimeout + 1 s.
-      keepAliveTimeout: Math.max(1, limits.idleTimeoutMs - 1_000),
-    },
-    onRequest,
-  );
+  const server = createServer({
+    ...options,
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: limits.connectionsCheckingIntervalMs,
+    // Node keeps an idle keep-alive socket open for keepAliveTimeout + 1 s.
+    keepAliveTimeout: Math.max(1, limits.idleTimeoutMs - 1_000),
+  });
   server.setTimeout(limits.idleTimeoutMs);
   server.on('timeout', (socket: Socket) => {
     if (!answering.has(socket)) socket.destroy();
@@ -86,7 +83,7 @@ export function createSlottedServer(
       answering.delete(socket);
     });
   });
-  // Listened to after `onRequest`, so a request is counted once its handler has started.
+  // Counted before its handler starts, so that the handler may let its connection give way at once.
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     if (overflow.has(socket) || socket.destroyed) return;
@@ -98,6 +95,7 @@ export function createSlottedServer(
       else if (answering.has(socket)) wait(socket);
     });
   });
+  server.on('request', onRequest);
 
   return {
     server,

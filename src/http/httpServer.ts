@@ -54,7 +54,11 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
     const origin = originOf(req);
     const path = (req.url ?? '').split('?', 1)[0];
     if (path === EXCHANGE.path) {
-      if (req.method === 'POST') void handleExchange(req, res, exchange);
+      if (req.method === 'POST') {
+        // Who asks is known only once the body has come: until then the connection waits on its client.
+        slots.giveWay(req.socket);
+        void handleExchange(req, res, exchange);
+      }
       else sendHttpError(res, 405, 'method_not_allowed', 'Use POST', { allow: 'POST' });
       return;
     }

@@ -47,10 +47,10 @@ function rpc(method: string, params: Record<string, unknown>, id: number | strin
   return { headers: mirroredHeaders(method, params), body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta() } }) };
 }
 
-/** A complete head whose body (1,000 bytes declared) then arrives one byte every DRIP_MS. */
-function trickleBody(port: number, headers: Record<string, string>): Promise<Socket> {
+/** A complete head for `path` whose JSON body (1,000 bytes declared) then arrives one byte every DRIP_MS. */
+function trickleBody(port: number, headers: Record<string, string>, path = '/mcp'): Promise<Socket> {
   const { headers: mirrored } = rpc('tools/list', {});
-  return trickle(port, requestHead('POST', '/mcp', { host: `127.0.0.1:${port}`, ...mirrored, ...headers, 'content-length': '1000' }) + '{');
+  return trickle(port, requestHead('POST', path, { host: `127.0.0.1:${port}`, ...mirrored, ...headers, 'content-length': '1000' }) + '{');
 }
 
 /** A `subscriptions/listen` stream under `token`, closed after the test. */
@@ -176,6 +176,16 @@ describe('which connection gives way (a cap of 4; the request deadline shortened
     expect(refused.slice(1).every(isOpen)).toBe(true);
   });
 
+  it('a pairing exchange whose body still arrives gives way (who asks is known only from the body)', async () => {
+    const exchanges: Socket[] = [];
+    for (let i = 0; i < 4; i++) exchanges.push(await trickleBody(app.port, {}, '/v1/integrations/exchange'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(exchanges.every(isOpen)).toBe(true);
+    expect((await listConnections(app.port, token)).reply.status).toBe(200);
+    await closedWithin(exchanges[0] as Socket, 2_000);
+    expect(exchanges.slice(1).every(isOpen)).toBe(true);
+  });
+
   it('a request being answered never gives way: with a token’s body still arriving and two streams, the head trickler goes; with four, the newcomer gets 503', async () => {
     const uploading = await trickleBody(app.port, { authorization: `Bearer ${token}` });
     const streams = [await listenStream(app.port, token), await listenStream(app.port, token)];
@@ -212,6 +222,17 @@ describe('the console, with the same slots', () => {
     const asked = performance.now();
     expect((await signInPage()).status).toBe(200);
     expect(performance.now() - asked).toBeLessThan(2_000);
+    await closedWithin(slow[0] as Socket, 2_000);
+    expect(slow.slice(1).every(isOpen)).toBe(true);
+  });
+
+  it(`${MAX} sign-ins whose body trickles: the sign-in page still answers, and the oldest of them gave way`, async () => {
+    const origin = `http://127.0.0.1:${consolePort()}`;
+    const slow: Socket[] = [];
+    for (let i = 0; i < MAX; i++) slow.push(await trickleBody(consolePort(), { origin }, '/api/session'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(slow.every(isOpen)).toBe(true);
+    expect((await signInPage()).status).toBe(200);
     await closedWithin(slow[0] as Socket, 2_000);
     expect(slow.slice(1).every(isOpen)).toBe(true);
   });
