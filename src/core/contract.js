@@ -20,7 +20,10 @@ const frozen = (value) => Object.freeze(value);
 
 /** The HTTP server (contract, "Transport"). */
 export const TRANSPORT = frozen({
-  /** Open connections; the next one is answered `-33000` and closed. */
+  /**
+   * Open connections. At the cap the one waiting longest on its client gives way to a newcomer
+   * (decisions.md); when every one holds a request being answered, the newcomer is answered `-33000`.
+   */
   maxConnections: 64,
   /** A connection idle this long is closed. */
   idleTimeoutMs: 30 * SECOND,

@@ -20,8 +20,6 @@ export type Limits = {
 export type ConnectionSlots = {
   /** Refused: it arrived when every slot held a request being answered. */
   isOverflow(socket: Socket): boolean;
-  /** A request on it is being answered (its handler runs, or its stream is open). */
-  isBusy(socket: Socket): boolean;
   /**
    * The request on it waits on its client (a refused caller's upload, or a body from a caller known only
    * once it has come): its connection may give way to a newcomer as an idle one would.
@@ -101,7 +99,6 @@ export function createSlottedServer(
     server,
     slots: {
       isOverflow: (socket) => overflow.has(socket),
-      isBusy: (socket) => answering.has(socket),
       giveWay: (socket) => {
         if (answering.has(socket)) wait(socket);
       },

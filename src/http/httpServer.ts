@@ -54,12 +54,13 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
     const origin = originOf(req);
     const path = (req.url ?? '').split('?', 1)[0];
     if (path === EXCHANGE.path) {
-      if (req.method === 'POST') {
-        // Who asks is known only once the body has come: until then the connection waits on its client.
-        slots.giveWay(req.socket);
-        void handleExchange(req, res, exchange);
+      if (req.method !== 'POST') {
+        sendHttpError(res, 405, 'method_not_allowed', 'Use POST', { allow: 'POST' });
+        return;
       }
-      else sendHttpError(res, 405, 'method_not_allowed', 'Use POST', { allow: 'POST' });
+      // Who asks is known only once the body has come: until then the connection waits on its client.
+      slots.giveWay(req.socket);
+      void handleExchange(req, res, exchange);
       return;
     }
     if (path !== MCP_PATH) {
