@@ -23,7 +23,8 @@ import { PairingService } from '../runtime/pairingService.js';
 import { startSupervisor } from '../runtime/machines.js';
 import { CursorCodec } from '../protocol/cursor.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
-import { createMcpHttpServer, type Limits } from '../http/httpServer.js';
+import type { Limits } from '../http/connectionSlots.js';
+import { createMcpHttpServer } from '../http/httpServer.js';
 import type { RequestTrace } from '../http/mcp/mcpPost.js';
 import { type AppClock, every, systemClock } from '../core/clock.js';
 import { controlHandlers } from '../control/controlHandlers.js';
@@ -218,7 +219,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         clock,
       };
       const consolePort = await listenPreferred(
-        async (candidate) => (consoleServer = await startConsoleServer(consoleDeps, candidate)).port,
+        async (candidate) => (consoleServer = await startConsoleServer(consoleDeps, candidate, options.limits ?? TRANSPORT)).port,
         options.consolePort,
         APPLICATION.preferredConsolePort,
       );

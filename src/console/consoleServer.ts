@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, relative, sep } from 'node:path';
 import type { ActivityListOptions } from '../activity/activityLog.js';
@@ -7,6 +7,7 @@ import { TOKEN_ID } from '../auth/tokenStore.js';
 import type { ControlHandlers } from '../control/controlServer.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { readBody } from '../http/body.js';
+import { createSlottedServer, type Limits } from '../http/connectionSlots.js';
 import { isAllowedHost } from '../http/guards/host.js';
 import { originOf } from '../http/guards/origin.js';
 import { NOSNIFF, sendHttpError, sendJson, setOnEveryAnswer } from '../http/respond.js';
@@ -15,7 +16,7 @@ import type { InspectorFeed } from './inspectorFeed.js';
 import type { MachineGraph } from './machineGraphs.js';
 import { packageRoot } from './packageRoot.js';
 import { signInPage } from './signInPage.js';
-import { APPLICATION } from '../core/contract.js';
+import { APPLICATION, TRANSPORT } from '../core/contract.js';
 import { type AppClock, every } from '../core/clock.js';
 
 /** The commands the page may send (`POST /api/<command>`); the same handlers answer the command line. */
@@ -102,10 +103,10 @@ export type ConsoleServer = { port: number; url: string; openUrl(): string; clos
  * event streams. Host checked on every request; the session (an `Authorization` header, never a cookie)
  * on every `/api/` request but the sign-in; the console's own origin on every state-changing request.
  */
-export async function startConsoleServer(deps: ConsoleDeps, port: number): Promise<ConsoleServer> {
+export async function startConsoleServer(deps: ConsoleDeps, port: number, limits: Limits = TRANSPORT): Promise<ConsoleServer> {
   const staticFiles = await findStaticFiles();
   const streams = new Set<ServerResponse>();
-  const server: Server = createServer((req, res) => {
+  const { server, slots } = createSlottedServer(limits, {}, (req, res) => {
     setOnEveryAnswer(res, SECURITY_HEADERS);
     handle(req, res).catch(() => {
       if (!res.headersSent) sendHttpError(res, 500, 'internal_error', 'the console failed to answer');
@@ -116,12 +117,19 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number): Promi
   const origin = () => `http://127.0.0.1:${bound}`;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (slots.isOverflow(req.socket)) {
+      const description = `too many connections: at most ${limits.maxConnections}`;
+      sendHttpError(res, 503, 'too_many_connections', description, { connection: 'close', 'retry-after': '1' });
+      return;
+    }
     if (!isAllowedHost(req.headers.host, bound)) {
       sendHttpError(res, 403, 'forbidden_host', 'the console answers only on its loopback address');
       return;
     }
     const url = new URL(req.url ?? '/', origin());
     if (url.pathname === '/api/session' && req.method === 'POST') {
+      // Whether this is the console's user is known only once the body has come: until then it waits on its client.
+      slots.giveWay(req.socket);
       if (fromConsolePage(req, res)) return signIn(req, res);
       return;
     }

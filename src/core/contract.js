@@ -20,12 +20,25 @@ const frozen = (value) => Object.freeze(value);
 
 /** The HTTP server (contract, "Transport"). */
 export const TRANSPORT = frozen({
-  /** Open connections; the next one is answered `-33000` and closed. */
+  /**
+   * Open connections. At the cap the one waiting longest on its client gives way to a newcomer
+   * (decisions.md); when every one holds a request being answered, the newcomer is answered `-33000`.
+   */
   maxConnections: 64,
-  /** A connection idle this long, or sending its head this slowly, is closed. */
+  /** A connection idle this long is closed. */
   idleTimeoutMs: 30 * SECOND,
-  headersTimeoutMs: 30 * SECOND,
+  /**
+   * Chosen (decisions.md: "a few seconds"): a request head must be complete this long after its first
+   * byte, or after the connection opened; a loopback client sends one in microseconds.
+   */
+  headersTimeoutMs: 5 * SECOND,
+  /** Chosen: a whole request, its body included, must have arrived this long after its first byte. */
   requestTimeoutMs: 120 * SECOND,
+  /**
+   * Chosen: node:http looks for a head or request past its deadline this often (30 s by default), so a
+   * cut comes up to this much after the deadline.
+   */
+  connectionsCheckingIntervalMs: 500,
   maxHeaderBytes: 16 * KIB,
   /** Chosen: more header lines is 431 `too_many_headers`. */
   maxHeaderLines: 100,

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createSlottedServer, type Limits } from './connectionSlots.js';
 import { corsHeaders, preflightHeaders } from './cors.js';
 import { connectionLimit } from './guards/connectionLimit.js';
 import type { Guard, GuardContext } from './guards/guard.js';
@@ -10,17 +10,6 @@ import { type ExchangeDeps, handleExchange } from './exchangeEndpoint.js';
 import { handleMcpPost, type McpEndpointDeps } from './mcp/mcpPost.js';
 import { NOSNIFF, sendEmpty, sendHttpError, setOnEveryAnswer } from './respond.js';
 import { EXCHANGE, TRANSPORT } from '../core/contract.js';
-
-/** The transport's limits: the contract's (`TRANSPORT`) unless a test shortens the timeouts. */
-export type Limits = {
-  maxConnections: number;
-  idleTimeoutMs: number;
-  maxHeaderBytes: number;
-  /** Header lines in one request; more is refused with 431 before any header is looked at. */
-  maxHeaderLines: number;
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-};
 
 const MCP_PATH = '/mcp';
 
@@ -39,44 +28,22 @@ export type HttpDeps = { mcp: McpEndpointDeps; exchange: ExchangeDeps };
 
 export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: Limits = TRANSPORT): McpHttpServer {
   let boundPort = 0;
-  const sockets = new Set<Socket>();
-  const overflow = new WeakSet<Socket>();
-  const busy = new WeakSet<Socket>();
   /** `/mcp` requests whose response is not yet closed, and who waits for there to be none. */
   let answering = 0;
   let allAnswered: (() => void) | undefined;
 
-  const server = createServer(
-    {
-      maxHeaderSize: limits.maxHeaderBytes,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      // Node checks those two deadlines on this interval (30 s by default, which would let them run late);
-      // twice a second keeps a slow header sender's cut within 30.5 s even on a busy event loop.
-      connectionsCheckingInterval: 500,
-      // Node keeps an idle keep-alive socket open for keepAliveTimeout + 1 s.
-      keepAliveTimeout: Math.max(1, limits.idleTimeoutMs - 1_000),
-      // A request without Host must reach the Host rule (403 forbidden_host), not Node's bare 400.
-      requireHostHeader: false,
-    },
+  const { server, slots } = createSlottedServer(
+    limits,
+    // A request without Host must reach the Host rule (403 forbidden_host), not Node's bare 400.
+    { requireHostHeader: false },
     (req, res) => route(req, res),
   );
   // Node keeps at most this many header lines, so one more tells that the request sent too many.
   server.maxHeadersCount = limits.maxHeaderLines + 1;
-  server.setTimeout(limits.idleTimeoutMs);
-  // A socket idle for 30 s is closed, unless a request on it is still being worked on.
-  server.on('timeout', (socket: Socket) => {
-    if (!busy.has(socket)) socket.destroy();
-  });
-  server.on('connection', (socket: Socket) => {
-    if (sockets.size >= limits.maxConnections) overflow.add(socket);
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
 
   const guarded: GuardContext = {
     limits,
-    overflow,
+    slots,
     get boundPort() {
       return boundPort;
     },
@@ -88,8 +55,13 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
     const origin = originOf(req);
     const path = (req.url ?? '').split('?', 1)[0];
     if (path === EXCHANGE.path) {
-      if (req.method === 'POST') void handleExchange(req, res, exchange);
-      else sendHttpError(res, 405, 'method_not_allowed', 'Use POST', { allow: 'POST' });
+      if (req.method !== 'POST') {
+        sendHttpError(res, 405, 'method_not_allowed', 'Use POST', { allow: 'POST' });
+        return;
+      }
+      // Who asks is known only once the body has come: until then the connection waits on its client.
+      slots.giveWay(req.socket);
+      void handleExchange(req, res, exchange);
       return;
     }
     if (path !== MCP_PATH) {
@@ -107,14 +79,12 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
       });
       return;
     }
-    busy.add(req.socket);
     answering += 1;
     res.once('close', () => {
-      busy.delete(req.socket);
       answering -= 1;
       if (answering === 0) allAnswered?.();
     });
-    void handleMcpPost(req, res, deps, corsHeaders(origin));
+    void handleMcpPost(req, res, deps, corsHeaders(origin), () => slots.giveWay(req.socket));
   }
 
   return {

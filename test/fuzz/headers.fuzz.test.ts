@@ -15,6 +15,9 @@
  *   else is -33009 with the contract's challenge.
  * - Host, Origin, HTTP method and path: forbidden_host, forbidden_origin, 404, 405 or 204 as the contract
  *   says, or the request served.
+ * - Connection slots (a cap of 4): whatever holds the slots (silent sockets, any prefix of a head, idle
+ *   keep-alive ones, refused uploads, listen streams), a newcomer with a token is served and the
+ *   longest-waiting of the ones not being answered is the one closed; with no such one, the exact 503.
  *
  * The model reads values as the receiver gets them: HTTP strips whitespace around a field value
  * (RFC 9110 §5.5), so edge spaces sent plain are not part of the value; the contract's wrapper is how a
@@ -22,7 +25,10 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Socket } from 'node:net';
 import { encodeHeaderValue } from '../../src/protocol/headerValue.js';
+import { TRANSPORT } from '../../src/core/contract.js';
+import { openListenStream, openSocket, rawRequest, requestHead, sendRaw } from '../helpers/rawHttp.js';
 import { isWellFormed, PROMPT_NAMES, text, TOOL_NAMES } from './arbitraries.js';
 import { type FuzzApp, settle, startFuzzApp } from './fuzzApp.js';
 import { CaseTally, FUZZ_RUNS, fuzzParameters, share, timeoutFor } from './fuzzBudget.js';
@@ -48,7 +54,8 @@ const RUNS = {
   repeated: share(0.04),
   encoded: share(0.18),
   transport: share(0.08),
-  auth: FUZZ_RUNS - share(0.55) - share(0.04) - share(0.18) - share(0.08),
+  slots: share(0.004),
+  auth: FUZZ_RUNS - share(0.55) - share(0.04) - share(0.18) - share(0.08) - share(0.004),
 };
 
 let f: FuzzApp;
@@ -586,5 +593,89 @@ describe('header fuzzing: every answer is conformant, and -32020 exactly when a 
   it('afterwards the server still answers, and every request actor is gone', async () => {
     await clearFailures();
     expect(await settle(() => f.app.liveActors(), f.baseline)).toBe(f.baseline);
+  });
+});
+
+describe('connection slots (a cap of 4)', () => {
+  const CAP = 4;
+  let slotted: FuzzApp;
+  beforeAll(async () => {
+    slotted = await startFuzzApp({ consolePort: false, limits: { ...TRANSPORT, maxConnections: CAP } });
+  });
+  afterAll(() => slotted?.dispose());
+
+  type Holder = 'silent' | 'partial head' | 'idle keep-alive' | 'refused upload' | 'listen stream';
+  // Streams half the time, so that every slot being answered (the 503) comes up too.
+  const holderArb = fc.oneof(
+    fc.constant<Holder>('listen stream'),
+    fc.constantFrom<Holder>('silent', 'partial head', 'idle keep-alive', 'refused upload'),
+  );
+  const toolsList = () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta() } });
+    return { headers: { 'content-type': 'application/json', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' }, body };
+  };
+
+  /** Opens a connection that holds a slot as `holder` says; `cut` picks how much of a head a partial one sends. */
+  async function hold(port: number, holder: Holder, cut: number, token: string): Promise<Socket> {
+    if (holder === 'listen stream') {
+      // A token of its own: a closed stream frees its token's share of eight only at the next 1 s poll.
+      const { plaintext } = slotted.app.tokens.mint({ name: 'stream', level: 'readOnly', connections: 'all', expiresInDays: null, now: Date.now() });
+      return openListenStream(port, { authorization: `Bearer ${plaintext}` });
+    }
+    const socket = await openSocket(port);
+    const { headers, body } = toolsList();
+    const head = requestHead('POST', '/mcp', { host: `127.0.0.1:${port}`, ...headers, authorization: `Bearer ${token}`, 'content-length': String(body.length) });
+    if (holder === 'partial head') socket.write(head.slice(0, Math.floor(cut * (head.length - 2))));
+    if (holder === 'idle keep-alive') expect((await sendRaw(socket, { headers: { ...headers, authorization: `Bearer ${token}` }, body })).status).toBe(200);
+    // No token: refused, and its body (1,000 bytes declared) has barely begun.
+    if (holder === 'refused upload') {
+      socket.write(requestHead('POST', '/mcp', { host: `127.0.0.1:${port}`, ...headers, 'content-length': '1000' }) + '{');
+      // Its wait on the client starts once the server has refused it, which takes a turn or two.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    socket.resume();
+    return socket;
+  }
+
+  it(
+    'a newcomer with a token is served and the longest-waiting connection not being answered closed; with none, the exact 503',
+    async () => {
+      const port = slotted.app.port;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(holderArb, fc.double({ min: 0, max: 1, noNaN: true })), { minLength: CAP, maxLength: CAP }),
+          tally.count('connection slots', async (holders) => {
+            const held: Socket[] = [];
+            try {
+              for (const [holder, cut] of holders) held.push(await hold(port, holder, cut, slotted.token));
+              await new Promise((resolve) => setTimeout(resolve, 20));
+              expect(held.every((socket) => !socket.destroyed), 'every holder has a slot').toBe(true);
+              const { headers, body } = toolsList();
+              const reply = await rawRequest(port, { headers: { ...headers, authorization: `Bearer ${slotted.token}` }, body });
+              const givesWay = holders.findIndex(([holder]) => holder !== 'listen stream');
+              tally.outcome('connection slots', givesWay < 0 ? '503' : `served, ${holders[givesWay]![0]} gave way`);
+              if (givesWay < 0) {
+                expect(reply.status).toBe(503);
+                expect(reply.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -33000, message: `Too many connections: at most ${CAP}` } });
+              } else {
+                expect(reply.status).toBe(200);
+                expect(reply.json.result.tools.length).toBeGreaterThan(0);
+              }
+              await new Promise((resolve) => setTimeout(resolve, 20));
+              expect(held.map((socket) => socket.destroyed)).toEqual(held.map((_, i) => i === givesWay));
+            } finally {
+              for (const socket of held) socket.destroy();
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+          }),
+        ),
+        fuzzParameters(RUNS.slots),
+      );
+    },
+    timeoutFor(RUNS.slots, 500),
+  );
+
+  it('afterwards every request actor is gone', async () => {
+    expect(await settle(() => slotted.app.liveActors(), slotted.baseline)).toBe(slotted.baseline);
   });
 });

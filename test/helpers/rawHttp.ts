@@ -307,3 +307,32 @@ export async function sendRaw(socket: Socket, request: RawExchange = {}): Promis
 export function exchangeRaw(port: number, request: RawExchange = {}): Promise<Reply> {
   return withSocket(port, (socket) => sendRaw(socket, request));
 }
+
+/**
+ * Opens `subscriptions/listen` on a connection of its own and resolves once it is acknowledged: a
+ * request being answered for as long as the socket stays open. The socket is the caller's to destroy.
+ */
+export async function openListenStream(port: number, headers: Record<string, string> = {}): Promise<Socket> {
+  const socket = await openSocket(port);
+  const params = { notifications: {} };
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { ...params, _meta: modernMeta() } });
+  let seen = '';
+  const acknowledged = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no acknowledgement within 5 s: ${seen}`)), 5_000);
+    socket.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('notifications/subscriptions/acknowledged')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    socket.once('close', () => {
+      clearTimeout(timer);
+      reject(new Error(`the stream closed: ${seen}`));
+    });
+  });
+  const head = { host: `127.0.0.1:${port}`, ...mirroredHeaders('subscriptions/listen', params), ...headers, 'content-length': String(Buffer.byteLength(body)) };
+  socket.write(requestHead('POST', '/mcp', head) + body);
+  await acknowledged;
+  return socket;
+}

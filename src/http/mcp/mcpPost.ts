@@ -68,6 +68,8 @@ export async function handleMcpPost(
   res: ServerResponse,
   deps: McpEndpointDeps,
   headers: Record<string, string>,
+  /** Called when the caller is refused before its body is read: its connection may then give way. */
+  onRefused: () => void,
 ): Promise<void> {
   const started = performance.now();
   const trace: RequestTrace = {
@@ -100,6 +102,7 @@ export async function handleMcpPost(
       (caller) => ({ caller }),
       (error: unknown) => ({ error }),
     );
+    if ('error' in verdict) onRefused();
     let json: unknown;
     try {
       const shape = new JsonShapeScanner();
