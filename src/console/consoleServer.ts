@@ -128,8 +128,7 @@ export async function startConsoleServer(deps: ConsoleDeps, port: number, limits
     }
     const url = new URL(req.url ?? '/', origin());
     if (url.pathname === '/api/session' && req.method === 'POST') {
-      // Whether this is the console's user is known only once the body has come: until then it waits on its client.
-      slots.giveWay(req.socket);
+      slots.awaitBody(req);
       if (fromConsolePage(req, res)) return signIn(req, res);
       return;
     }

@@ -21,10 +21,11 @@ export type ConnectionSlots = {
   /** Refused: it arrived when every slot held a request being answered. */
   isOverflow(socket: Socket): boolean;
   /**
-   * The request on it waits on its client (a refused caller's upload, or a body from a caller known only
-   * once it has come): its connection may give way to a newcomer as an idle one would.
+   * The request's body is still to come: until it has, the request waits on its client and its
+   * connection may give way to a newcomer as an idle one would; once the body has come, it is being
+   * answered again. A caller refused before its body is read never gets back its hold.
    */
-  giveWay(socket: Socket): void;
+  awaitBody(req: IncomingMessage): void;
 };
 
 /**
@@ -99,8 +100,14 @@ export function createSlottedServer(
     server,
     slots: {
       isOverflow: (socket) => overflow.has(socket),
-      giveWay: (socket) => {
-        if (answering.has(socket)) wait(socket);
+      awaitBody: (req) => {
+        const socket = req.socket;
+        if (!answering.has(socket)) return;
+        wait(socket);
+        req.once('end', () => {
+          if (socket.destroyed || !waiting.delete(socket)) return;
+          answering.set(socket, 1);
+        });
       },
     },
   };

@@ -59,8 +59,7 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
         sendHttpError(res, 405, 'method_not_allowed', 'Use POST', { allow: 'POST' });
         return;
       }
-      // Who asks is known only once the body has come: until then the connection waits on its client.
-      slots.giveWay(req.socket);
+      slots.awaitBody(req);
       void handleExchange(req, res, exchange);
       return;
     }
@@ -84,7 +83,8 @@ export function createMcpHttpServer({ mcp: deps, exchange }: HttpDeps, limits: L
       answering -= 1;
       if (answering === 0) allAnswered?.();
     });
-    void handleMcpPost(req, res, deps, corsHeaders(origin), () => slots.giveWay(req.socket));
+    slots.awaitBody(req);
+    void handleMcpPost(req, res, deps, corsHeaders(origin));
   }
 
   return {

@@ -14,6 +14,8 @@ import { TRANSPORT } from '../../src/core/contract.js';
 
 const MAX = TRANSPORT.maxConnections;
 const DRIP_MS = 2_000;
+/** The cap of the suite that tells which connection gives way. */
+const MAX_SMALL = 4;
 
 /** Every socket and timer a test opened, let go after it. */
 const opened: Socket[] = [];
@@ -142,7 +144,7 @@ describe('which connection gives way (a cap of 4; the request deadline shortened
   let app: TestApp;
   let token: string;
   beforeAll(async () => {
-    app = await startTestApp({ auth: true, consolePort: false, limits: { ...TRANSPORT, maxConnections: 4, headersTimeoutMs: 2_000, requestTimeoutMs: REQUEST_MS } });
+    app = await startTestApp({ auth: true, consolePort: false, limits: { ...TRANSPORT, maxConnections: MAX_SMALL, headersTimeoutMs: 2_000, requestTimeoutMs: REQUEST_MS } });
     token = mintToken(app, 'newcomer', 'readOnly').plaintext;
   });
   afterAll(() => app?.dispose());
@@ -186,15 +188,31 @@ describe('which connection gives way (a cap of 4; the request deadline shortened
     expect(exchanges.slice(1).every(isOpen)).toBe(true);
   });
 
-  it('a request being answered never gives way: with a token’s body still arriving and two streams, the head trickler goes; with four, the newcomer gets 503', async () => {
+  it('a body still arriving gives way, a token’s too (it waits on its client); a request being answered never does', async () => {
     const uploading = await trickleBody(app.port, { authorization: `Bearer ${token}` });
     const streams = [await listenStream(app.port, token), await listenStream(app.port, token)];
     const head = await trickleHead(app.port);
     expect((await listConnections(app.port, token)).reply.status).toBe(200);
+    await closedWithin(uploading, 2_000);
+    expect([head, ...streams].every(isOpen)).toBe(true);
+    streams.push(await listenStream(app.port, token));
+    expect((await listConnections(app.port, token)).reply.status).toBe(200);
     await closedWithin(head, 2_000);
     streams.push(await listenStream(app.port, token));
     expectTooManyConnections((await listConnections(app.port, token)).reply, 4);
-    expect([uploading, ...streams].every(isOpen)).toBe(true);
+    expect(streams.every(isOpen)).toBe(true);
+  });
+
+  it(`${MAX_SMALL} bodies of a valid token trickling: another client still gets its answer, and the oldest upload gave way`, async () => {
+    const uploads: Socket[] = [];
+    for (let i = 0; i < MAX_SMALL; i++) uploads.push(await trickleBody(app.port, { authorization: `Bearer ${token}` }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(uploads.every(isOpen)).toBe(true);
+    const { reply } = await listConnections(app.port, token);
+    expect(reply.status).toBe(200);
+    expect(reply.json.result.structuredContent.connections.map((c: { id: string }) => c.id)).toContain('demo');
+    await closedWithin(uploads[0] as Socket, 2_000);
+    expect(uploads.slice(1).every(isOpen)).toBe(true);
   });
 
   it('a token’s body still arriving at the request deadline is answered 408 and closed', async () => {

@@ -68,8 +68,6 @@ export async function handleMcpPost(
   res: ServerResponse,
   deps: McpEndpointDeps,
   headers: Record<string, string>,
-  /** Called when the caller is refused before its body is read: its connection may then give way. */
-  onRefused: () => void,
 ): Promise<void> {
   const started = performance.now();
   const trace: RequestTrace = {
@@ -102,7 +100,6 @@ export async function handleMcpPost(
       (caller) => ({ caller }),
       (error: unknown) => ({ error }),
     );
-    if ('error' in verdict) onRefused();
     let json: unknown;
     try {
       const shape = new JsonShapeScanner();
