@@ -4,6 +4,7 @@ import type { Database } from './database.js';
 const SESSION_METHODS = new Set<string | symbol>([
   'check',
   'read',
+  'readPages',
   'write',
   'browse',
   'explain',
