@@ -248,10 +248,10 @@ export const EXPORTS = frozen({
   /** The rows' JSON size read for one export; past it the file ends there (`is_truncated`). */
   maxBytes: 256 * MIB,
   pageRows: 10_000,
-  pageBytes: 4 * MIB,
+  pageBytes: MIB,
   memoryMb: 128,
   /** Parquet is written through a scratch DuckDB on disk: its memory, and the rows of one row group. */
-  parquetMemoryMb: 32,
+  parquetMemoryMb: 16,
   parquetRowGroupRows: 16_384,
   /** A file name (one path component) and a whole path, in bytes: Linux's NAME_MAX and PATH_MAX. */
   maxNameBytes: 255,

@@ -222,7 +222,10 @@ async function handPages(result: DuckDBResult, options: StatementOptions, step: 
   while (!pages.done) {
     const chunk = await step(() => result.fetchChunk());
     if (!chunk || chunk.rowCount === 0) break;
-    for (const row of chunk.convertRows(toJson)) {
+    const rows = chunk.convertRows(toJson);
+    // The chunk's native memory goes now, not when the garbage collector gets to it: V8 does not see it.
+    chunk.reset();
+    for (const row of rows) {
       if (!pages.take(row)) break;
       if (pages.full) await onPage(pages.next(), columns);
     }

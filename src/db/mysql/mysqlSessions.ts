@@ -209,14 +209,7 @@ export class MysqlSessions implements ServerSessions {
           }
         }
       });
-      // A connection lost mid-statement reports to the connection, not to the statement.
-      const lost = (error?: MysqlError) => reject(error ?? Object.assign(new Error('the server closed the connection'), { fatal: true }));
-      connection.once('error', lost);
-      connection.once('end', lost);
-      const settle = () => {
-        connection.off('error', lost);
-        connection.off('end', lost);
-      };
+      const settle = failOnLoss(connection, reject);
       command.on('error', (error: MysqlError) => {
         settle();
         reject(error);
@@ -280,13 +273,7 @@ export class MysqlSessions implements ServerSessions {
         if (!pages.take(wireValues(row))) end(true);
         else if (pages.full) handOn();
       });
-      const lost = (error?: MysqlError) => reject(error ?? Object.assign(new Error('the server closed the connection'), { fatal: true }));
-      connection.once('error', lost);
-      connection.once('end', lost);
-      const settle = () => {
-        connection.off('error', lost);
-        connection.off('end', lost);
-      };
+      const settle = failOnLoss(connection, reject);
       command.on('error', (error: MysqlError) => {
         // After `end`, an error is the abandoned statement's.
         if (ended) return;
@@ -359,6 +346,20 @@ const statementTimeout = () =>
 
 function column(field: Field): Column {
   return { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };
+}
+
+/**
+ * Rejects through `reject` if the connection is lost mid-statement, which it reports to the connection,
+ * not to the statement; returns how to stop watching.
+ */
+function failOnLoss(connection: mysql.PoolConnection, reject: (error: MysqlError) => void): () => void {
+  const lost = (error?: MysqlError) => reject(error ?? Object.assign(new Error('the server closed the connection'), { fatal: true }));
+  connection.once('error', lost);
+  connection.once('end', lost);
+  return () => {
+    connection.off('error', lost);
+    connection.off('end', lost);
+  };
 }
 
 function run(connection: mysql.PoolConnection, sql: string): Promise<void> {

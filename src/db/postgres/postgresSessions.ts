@@ -138,10 +138,11 @@ export class PostgresSessions implements ServerSessions {
         const want = pages.nextFetch;
         const result = await guarded(client, pages, () => client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }));
         columns ??= await this.#columns(client, result.fields);
-        const page = pages.next();
-        if (page.length > 0) await onPage(page, columns);
+        if (pages.full) await onPage(pages.next(), columns);
         if (result.rowCount !== null && result.rowCount < want) break;
       }
+      const last = pages.next();
+      if (columns && last.length > 0) await onPage(last, columns);
       await client.query('ROLLBACK');
       return { columns: columns ?? [], ...pages.summary() };
     });
@@ -299,11 +300,11 @@ class PagedRows extends RowPages {
     super({ ...options, pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes });
   }
 
-  /** Rows to FETCH next: a page, or as many as make about `pageBytes` at the rows' size so far. */
+  /** Rows to FETCH next: a first few, then what fills the page, its rows or (at the rows' size so far) its bytes. */
   get nextFetch(): number {
     const rowBytes = this.count === 0 ? 0 : this.budget.used / this.count;
-    const byBytes = rowBytes === 0 ? this.pageRows : Math.max(FIRST_BATCH, Math.floor(this.pageBytes / rowBytes));
-    return Math.min(this.pageRows, byBytes, this.rowsLeft);
+    const byBytes = rowBytes === 0 ? FIRST_BATCH : Math.floor((this.pageBytes - (this.budget.used - this.pageStart)) / rowBytes);
+    return Math.max(1, Math.min(this.pageRows - this.page.length, byBytes, this.rowsLeft));
   }
 
   get allowance(): number {
