@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, link, open, rename, rm, stat } from 'node:fs/promises';
 import { accessSync, constants, lstatSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { EXPORTS } from '../core/contract.js';
 import { ToolError } from '../core/errors.js';
 
@@ -36,12 +36,13 @@ export function pathProblem(path: string, platform: NodeJS.Platform = process.pl
   if (control !== undefined) return `path must not contain a control character (${codePoint(control)})`;
   const pathBytes = Buffer.byteLength(path);
   if (pathBytes > EXPORTS.maxPathBytes) return `path is ${pathBytes} bytes long; at most ${EXPORTS.maxPathBytes} are allowed`;
-  for (const name of path.split(platform === 'win32' ? /[\\/]/ : '/')) {
+  const names = path.split(platform === 'win32' ? /[\\/]/ : '/');
+  for (const name of names) {
     const bytes = Buffer.byteLength(name);
     if (bytes > EXPORTS.maxNameBytes) return `the name ${name.slice(0, 20)}… is ${bytes} bytes long; a file or directory name may have at most ${EXPORTS.maxNameBytes}`;
   }
   if (platform !== 'win32') return undefined;
-  const name = basename(path);
+  const name = names.at(-1) ?? '';
   const forbidden = WINDOWS_FORBIDDEN.exec(path.slice(path.indexOf(':') + 1))?.[0];
   if (forbidden !== undefined) return `path must not contain ${forbidden} on Windows`;
   if (WINDOWS_DEVICES.test(name)) return `${name} is the name of a device on Windows, not of a file`;
