@@ -126,7 +126,7 @@ export const exportData: Tool<Args> = {
           written += rows.length;
           ctx.progress(0.1 + (0.85 * written) / maxRows, 1, `${written} row(s) written`);
         }).catch((error: unknown) => {
-          record('error', written);
+          record('error', 0);
           throw error;
         });
         record('success', read.rows);

@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { EXPORTS } from '../../core/contract.js';
 import { SQL_DIALECTS } from '../sqlDialects.js';
@@ -34,36 +35,39 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
  * comes, so DuckDB keeps the rows, spilling them to its file rather than holding them in memory, and
  * `finish` COPYs the table to the Parquet file in row groups of `EXPORTS.parquetRowGroupRows`. Each
  * column's type follows its values: a page whose values widen it (integers, then a fraction: DOUBLE;
- * values that disagree: VARCHAR) alters the column first. `close` removes the scratch database.
+ * values that disagree: VARCHAR) alters the column first. The scratch database lives in a directory of
+ * mode 0700 (the rows are no more readable there than in the 0600 file), which `close` removes.
  */
 export class ParquetWriter {
   readonly #path: string;
-  readonly #scratch: string;
+  readonly #scratchDir: string;
   readonly #instance: DuckDBInstance;
   readonly #connection: DuckDBConnection;
   /** Each column's type so far; undefined while it has held only nulls (stored as VARCHAR until then). */
   #types: (ParquetType | undefined)[] | undefined;
   #appender: DuckDBAppender | undefined;
 
-  private constructor(path: string, scratch: string, instance: DuckDBInstance, connection: DuckDBConnection) {
+  private constructor(path: string, scratchDir: string, instance: DuckDBInstance, connection: DuckDBConnection) {
     this.#path = path;
-    this.#scratch = scratch;
+    this.#scratchDir = scratchDir;
     this.#instance = instance;
     this.#connection = connection;
   }
 
-  /** A writer of the Parquet file `path`, its scratch database at `path.duckdb`. */
+  /** A writer of the Parquet file `path`, its scratch database in a new directory `path.XXXXXX`. */
   static async open(path: string): Promise<ParquetWriter> {
-    const scratch = `${path}.duckdb`;
-    const instance = await DuckDBInstance.create(scratch, {
-      memory_limit: `${EXPORTS.parquetMemoryMb}MiB`,
-      threads: '1',
-      temp_directory: `${scratch}.tmp`,
-    });
+    const scratchDir = await mkdtemp(`${path}.`);
+    let instance: DuckDBInstance | undefined;
     try {
-      return new ParquetWriter(path, scratch, instance, await instance.connect());
+      instance = await DuckDBInstance.create(join(scratchDir, 'rows.duckdb'), {
+        memory_limit: `${EXPORTS.parquetMemoryMb}MiB`,
+        threads: '1',
+        temp_directory: join(scratchDir, 'spill'),
+      });
+      return new ParquetWriter(path, scratchDir, instance, await instance.connect());
     } catch (error) {
-      instance.closeSync();
+      instance?.closeSync();
+      await rm(scratchDir, { recursive: true, force: true });
       throw error;
     }
   }
@@ -98,14 +102,14 @@ export class ParquetWriter {
     await this.#connection.run(`COPY export TO ${literal(this.#path)} (FORMAT parquet, ROW_GROUP_SIZE ${EXPORTS.parquetRowGroupRows})`);
   }
 
-  /** Closes the scratch database and removes its files. */
+  /** Closes the scratch database and removes its directory. */
   async close(): Promise<void> {
     try {
       this.#appender?.closeSync();
     } finally {
       this.#connection.closeSync();
       this.#instance.closeSync();
-      await Promise.all([this.#scratch, `${this.#scratch}.wal`, `${this.#scratch}.tmp`].map((path) => rm(path, { recursive: true, force: true })));
+      await rm(this.#scratchDir, { recursive: true, force: true });
     }
   }
 }

@@ -134,6 +134,8 @@ export class PostgresSessions implements ServerSessions {
       let columns: Column[] | undefined;
       await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
       while (!pages.done) {
+        // A cancellation while a page was written finds no statement running to cancel: it is seen here.
+        options.signal.throwIfAborted();
         if (performance.now() - started >= options.timeoutMs) throw statementTimeout();
         const want = pages.nextFetch;
         const result = await guarded(client, pages, () => client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }));

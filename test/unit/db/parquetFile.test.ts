@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -54,9 +54,12 @@ describe('ParquetWriter', () => {
     });
   });
 
-  it('closed unfinished, leaves only the file it was given: its scratch database is gone', async () => {
+  it('keeps its scratch database where only this user may read it, and closed unfinished, leaves nothing', async () => {
     const writer = await ParquetWriter.open(join(dir, 'never.parquet'));
     await writer.page([[1]], ['n']);
+    const [scratch] = readdirSync(dir);
+    expect(scratch).toMatch(/^never\.parquet\.\w{6}$/);
+    expect(statSync(join(dir, scratch as string)).mode & 0o777).toBe(0o700);
     await writer.close();
     expect(readdirSync(dir)).toEqual([]);
   });
