@@ -14,11 +14,11 @@ import { callTool, mintToken, sendCancelled, startTestApp, type TestApp } from '
  * export_data's memory (issue 27): an export is read and written a page at a time on every engine and
  * in every format, so the server (this process: Sluice runs in it) grows by at most
  * `EXPORTS.memoryMb` whatever the result's size. Measured, not timed: the kernel's peak resident size
- * (VmHWM), reset just before each export. A result of 100,000 rows of 1,000 characters (100 MB) is
+ * (VmHWM), reset just before each export. A result of 200,000 rows of 1,000 characters (200 MB) is
  * enough to cost the old whole-result export several hundred MB.
  */
 
-const ROWS = 100_000;
+const ROWS = 200_000;
 const WIDE: Record<string, string> = {
   postgres: `SELECT g AS n, repeat('x', 1000) AS pad FROM generate_series(1, ${ROWS}) AS g`,
   mysql: `SELECT seq AS n, REPEAT('x', 1000) AS pad FROM seq_1_to_${ROWS}`,
@@ -75,7 +75,7 @@ describe.runIf(canMeasure).each(engines)('export_data memory on %s', (engine) =>
     const path = join(dir, `wide.${format}`);
     const before = status('VmRSS');
     resetPeak();
-    const out = expectToolSuccess(await approvedExport(WIDE[engine] as string, format, path, 1));
+    const out = expectToolSuccess(await approvedExport(WIDE[engine] as string, format, path, 1, ROWS));
     const grew = status('VmHWM') - before;
     expect(out).toMatchObject({ rows: ROWS, is_truncated: false, bytes: statSync(path).size });
     expect(grew, `peak growth ${grew.toFixed(0)} MB`).toBeLessThan(EXPORTS.memoryMb);
