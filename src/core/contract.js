@@ -254,12 +254,26 @@ export const APPLICATION = frozen({
   credentialProbeMs: 5 * SECOND,
 });
 
-/** `export_data` (chosen; docs/catalogue.md): rows written to one file, and the most read for it at once. */
+/**
+ * `export_data` (chosen; docs/catalogue.md): rows written to one file, and the most read for it. Rows
+ * are read and written a page at a time (at most `pageRows` rows or `pageBytes` of JSON), so the server
+ * holds at most `memoryMb` more while an export runs, whatever its size (measured: docs/performance.md;
+ * most of what remains is garbage V8 has not yet collected).
+ */
 export const EXPORTS = frozen({
   defaultRows: 100_000,
   maxRows: 1_000_000,
   /** The rows' JSON size read for one export; past it the file ends there (`is_truncated`). */
   maxBytes: 256 * MIB,
+  pageRows: 10_000,
+  pageBytes: MIB,
+  memoryMb: 160,
+  /** Parquet is written through a scratch DuckDB on disk: its memory, and the rows of one row group. */
+  parquetMemoryMb: 16,
+  parquetRowGroupRows: 16_384,
+  /** A file name (one path component) and a whole path, in bytes: Linux's NAME_MAX and PATH_MAX. */
+  maxNameBytes: 255,
+  maxPathBytes: 4_095,
 });
 
 /**

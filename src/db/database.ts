@@ -58,6 +58,15 @@ export type ReadOptions = {
   rowsAs?: 'values' | 'json';
 };
 
+/**
+ * A read handed on a page at a time (`Database.readPages`): the next page is read only once the
+ * promise `onPage` returned has settled, so the reader never runs ahead of what consumes it.
+ */
+export type PageReader = (rows: unknown[][], columns: Column[]) => Promise<void>;
+
+/** How a paged read ended: its columns, the rows handed on, and why it stopped short, as a ResultSet says. */
+export type PagedRead = Omit<ResultSet, 'rows' | 'rowsAffected'> & { rows: number; cellsCut: number };
+
 /** How explain runs: `analyze` executes a read in a transaction that is rolled back, within `timeoutMs`. */
 export type ExplainOptions = { params: unknown[]; analyze: boolean; timeoutMs: number; signal: AbortSignal };
 
@@ -148,6 +157,13 @@ export interface Database {
   check(sql: string, signal: AbortSignal): Promise<void>;
   /** Runs one statement the caller has classified as a read; the engine refuses it if it writes. */
   read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
+  /**
+   * Runs one read as `read` does, within the same limits and the same read-only guarantees, but hands
+   * its rows to `onPage` a page at a time (`EXPORTS.pageRows` rows or `EXPORTS.pageBytes`) and keeps
+   * none: the memory it takes does not grow with the result. A failing `onPage` ends the read (its
+   * error may come back as the driver's).
+   */
+  readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead>;
   /** Runs one statement that writes, once the user has consented to exactly this statement. */
   write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>>;

@@ -8,6 +8,8 @@ import {
   ENGINE_NAMES,
   type ExplainOptions,
   type Explanation,
+  type PagedRead,
+  type PageReader,
   type ReadOptions,
   type ResultSet,
   type RowCount,
@@ -31,6 +33,7 @@ export type StatementOptions = {
 export type ServerSessions = {
   check(sql: string, signal: AbortSignal): Promise<void>;
   read(sql: string, options: StatementOptions): Promise<ResultSet>;
+  readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
   close(): Promise<void>;
 };
@@ -104,6 +107,10 @@ export abstract class ServerDatabase implements Database {
 
   async read(sql: string, options: ReadOptions): Promise<ResultSet> {
     return (await this.#use()).read(sql, statementOptions(options));
+  }
+
+  async readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead> {
+    return (await this.#use()).readPages(sql, statementOptions(options), onPage);
   }
 
   async write(sql: string, options: ReadOptions): Promise<ResultSet> {

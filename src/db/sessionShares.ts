@@ -5,6 +5,7 @@ import { runAs } from './sessionOwner.js';
 const SESSION_METHODS = new Set<string | symbol>([
   'check',
   'read',
+  'readPages',
   'write',
   'browse',
   'explain',

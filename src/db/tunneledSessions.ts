@@ -1,6 +1,6 @@
 import { controlCharacterIn } from '../core/controlCharacters.js';
 import type { ServerAddress } from './connectionUrl.js';
-import type { ResultSet } from './database.js';
+import type { PagedRead, PageReader, ResultSet } from './database.js';
 import { DriverFailure } from './driverFailure.js';
 import type { ServerSessions, StatementOptions } from './serverDatabase.js';
 import type { SshTunnel } from './sshTunnel.js';
@@ -35,6 +35,10 @@ class TunneledSessions implements ServerSessions {
 
   read(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#through(() => this.#sessions.read(sql, options));
+  }
+
+  readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead> {
+    return this.#through(() => this.#sessions.readPages(sql, options, onPage));
   }
 
   write(sql: string, options: StatementOptions): Promise<ResultSet> {

@@ -9,7 +9,7 @@ import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToo
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { expectRpcError, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { eventually } from '../helpers/polling.js';
-import { callTool, mintToken, type RawResponse, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callTool, mintToken, type RawResponse, sendCancelled, sseFrames, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * export_data on each engine (issue 19): the consent round trip shows the file, the format and the
@@ -22,6 +22,24 @@ const engines = await availableEngines();
 /** The three authors of the fixture, and a fourth whose name needs CSV quoting and whose birth year is null. */
 const AUTHORS = 'SELECT id, name, born FROM authors ORDER BY id';
 const TRICKY_NAME = 'Le Guin, "U."\nK.';
+
+/** The numbers 1 to `rows`, made by the engine itself. */
+const numbers = (engine: string, rows: number) =>
+  engine === 'postgres'
+    ? `SELECT g AS n FROM generate_series(1, ${rows}) AS g`
+    : engine === 'mysql'
+      ? `SELECT seq AS n FROM seq_1_to_${rows}`
+      : `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ${rows}) SELECT n FROM s`;
+
+/** 200,000 numbers: the first page at once, every row after it a millisecond or more (long enough to cancel). */
+const slowAfterFirstPage = (engine: string) =>
+  `SELECT n FROM (${numbers(engine, 200_000)}) AS t WHERE n <= ${EXPORTS.pageRows} OR ${
+    engine === 'postgres'
+      ? "pg_sleep(0.001)::text = ''"
+      : engine === 'mysql'
+        ? 'SLEEP(0.001) = 0'
+        : '(WITH RECURSIVE m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < 2000 + n * 0) SELECT count(*) FROM m) > 0'
+  }`;
 
 describe.each(engines)('export_data on %s', (engine) => {
   let fixture: EngineFixture;
@@ -86,9 +104,10 @@ describe.each(engines)('export_data on %s', (engine) => {
     expect(readFileSync(path, 'utf8')).toBe('{"id":1,"id_2":"Ursula K. Le Guin"}\n');
   });
 
-  it('reports progress while it reads and writes, when the approved call has a progress token', async () => {
-    const args = { sql: AUTHORS, format: 'csv', path: join(dir, 'progress.csv') };
-    const state = expectInputRequired(await ask(args), AUTHORS);
+  it('reports the rows written, page by page, when the approved call has a progress token', async () => {
+    const sql = numbers(engine, 25_000);
+    const args = { sql, format: 'csv', path: join(dir, 'progress.csv') };
+    const state = expectInputRequired(await ask(args), sql);
     const res = await repeatToolCall(
       app,
       'export_data',
@@ -98,13 +117,30 @@ describe.each(engines)('export_data on %s', (engine) => {
     );
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const { data } = sseFrames(res.text);
+    const written = (rows: number) => ['notifications/progress', 0.1 + (0.85 * rows) / EXPORTS.defaultRows, `${rows} row(s) written`];
     expect(data.slice(0, -1).map((frame) => [frame.method, frame.params.progress, frame.params.message])).toEqual([
       ['notifications/progress', 0, 'Checking the statement and the path'],
       ['notifications/progress', 0.1, 'Reading from Fixture'],
-      ['notifications/progress', 0.5, 'Writing 4 row(s)'],
-      ['notifications/progress', 1, '4 of 4 row(s) written'],
+      written(10_000),
+      written(20_000),
+      written(25_000),
+      ['notifications/progress', 1, '25000 row(s) written'],
     ]);
-    expect(data.at(-1).result.structuredContent).toMatchObject({ rows: 4, is_truncated: false });
+    expect(data.at(-1).result.structuredContent).toMatchObject({ rows: 25_000, is_truncated: false });
+    const lines = readFileSync(args.path, 'utf8').split('\r\n');
+    expect([lines.length, lines[0], lines[1], lines.at(-2)]).toEqual([25_002, 'n', '1', '25000']);
+  });
+
+  it('cancelled mid-export (notifications/cancelled), ends with -33002 and leaves no file, not even a temp file', async () => {
+    const args = { connection_id: 'db', sql: slowAfterFirstPage(engine), format: 'jsonl', path: join(dir, 'cancelled.jsonl') };
+    const pending = callTool(app, 'export_data', args, { id: 'export-cancel', headers });
+    const dialog = await eventually(() => app.dialogs.list().find((d) => d.statement === args.sql), 'the export dialog');
+    expect(app.dialogs.answer(dialog.id, 'approve')).toBe(true);
+    // The first page is in the temp file: the export is under way.
+    await eventually(() => readdirSync(dir).find((name) => statSync(join(dir, name)).size > 0), 'the first page written', 10_000);
+    expect((await sendCancelled(app, 'export-cancel', headers)).status).toBe(202);
+    expect(expectRpcError(await pending, 200, -33002, 'export-cancel')).toBeDefined();
+    await expect.poll(() => readdirSync(dir), { timeout: 2_000, interval: 25 }).toEqual([]);
   });
 
   it('writes Parquet that DuckDB reads back with the same values and typed columns', async () => {
@@ -170,6 +206,24 @@ describe.each(engines)('export_data on %s', (engine) => {
     ['a relative path', { path: 'out.csv' }, 'invalid_argument: path must be absolute'],
     ['a missing directory', { path: '/no/such/dir/out.csv' }, 'invalid_argument: the directory /no/such/dir does not exist'],
     ['a directory', { path: '/tmp' }, 'invalid_argument: /tmp is a directory'],
+    ['a NUL in the file name', { path: '/tmp/out\u0000.csv' }, 'invalid_argument: path must not contain a control character (U+0000)'],
+    ['a line break in the path', { path: '/tmp/a\nb/out.csv' }, 'invalid_argument: path must not contain a control character (U+000A)'],
+    [
+      'a file name of 300 characters',
+      { path: `/tmp/${'n'.repeat(296)}.csv` },
+      `invalid_argument: the name ${'n'.repeat(20)}… is 300 bytes long; a file or directory name may have at most ${EXPORTS.maxNameBytes}`,
+    ],
+    [
+      'a file name of 130 two-byte characters (260 bytes)',
+      { path: `/tmp/${'é'.repeat(130)}` },
+      `invalid_argument: the name ${'é'.repeat(20)}… is 260 bytes long; a file or directory name may have at most ${EXPORTS.maxNameBytes}`,
+    ],
+    [
+      'a path past 4,095 bytes',
+      { path: `/tmp${`/${'d'.repeat(200)}`.repeat(20)}/${'é'.repeat(50)}` },
+      `invalid_argument: path is 4125 bytes long; at most ${EXPORTS.maxPathBytes} are allowed`,
+    ],
+    ['a device, even with overwrite', { path: '/dev/null', overwrite: true }, 'invalid_argument: /dev/null exists and is not a regular file'],
     [
       'a statement that writes',
       { sql: 'DELETE FROM authors WHERE id = 1' },
@@ -180,6 +234,15 @@ describe.each(engines)('export_data on %s', (engine) => {
     expect(expectToolError(await ask(args), 'invalid_argument')).toBe(message);
     expect(readdirSync(dir)).toEqual([]);
     expect(existsSync('out.csv')).toBe(false);
+  });
+
+  it('refuses a bad path without opening Sluice’s dialog', async () => {
+    const sql = 'SELECT id FROM authors WHERE id = 3';
+    const opened = app.dialogs.list().length;
+    const res = await callTool(app, 'export_data', { connection_id: 'db', sql, format: 'csv', path: join(dir, 'bad\u0000.csv') }, { headers });
+    expect(expectToolError(res, 'invalid_argument')).toBe('invalid_argument: path must not contain a control character (U+0000)');
+    expect(app.dialogs.list()).toHaveLength(opened);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it(`caps max_rows at ${EXPORTS.maxRows}`, async () => {

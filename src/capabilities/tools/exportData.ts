@@ -1,13 +1,13 @@
-import type { FileHandle } from 'node:fs/promises';
 import { EXPORTS, RESULTS } from '../../core/contract.js';
 import { ToolError } from '../../core/errors.js';
 import { classifyStatement } from '../../db/classify.js';
-import { type Column, valuesOf } from '../../db/database.js';
+import type { PagedRead, PageReader } from '../../db/database.js';
 import { DriverFailure } from '../../db/driverFailure.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
-import { exportTarget, withTempFile, writeExport } from '../exportFile.js';
-import { csvRecord, EXPORT_FORMATS, type ExportFormat, jsonRecord, uniqueNames } from '../exportFormats.js';
+import { exportTarget, writeExport } from '../exportFile.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../exportFormats.js';
+import { openWriter } from '../exportWriters.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
 import type { CallContext, Tool } from '../types.js';
 
@@ -23,32 +23,32 @@ type Args = {
   timeout_seconds?: number;
 };
 
-/** Rows written between two progress reports. */
-const PAGE_ROWS = 10_000;
-
-/** Writes CSV or JSON Lines text page by page: one write per page of rows, never the whole file as one string. */
-async function writeText(file: FileHandle, columns: Column[], rows: unknown[][], format: 'csv' | 'jsonl', onPage: (written: number) => void) {
-  const names = uniqueNames(columns.map((c) => c.name));
-  if (format === 'csv') await file.write(csvRecord(columns.map((c) => c.name)));
-  for (let from = 0; from < rows.length; from += PAGE_ROWS) {
-    const page = rows.slice(from, from + PAGE_ROWS);
-    await file.write(page.map((row) => (format === 'csv' ? csvRecord(row) : jsonRecord(names, row))).join(''));
-    onPage(from + page.length);
-  }
-}
-
-/** Reads the statement's rows within the export's limits; a statement the engine refuses as a read is refused here too. */
-async function readRows(ctx: CallContext, args: Args, db: ReturnType<typeof useConnection>['db'], params: unknown[]) {
-  try {
-    return await db.read(args.sql, {
-      params,
-      maxRows: args.max_rows ?? EXPORTS.defaultRows,
-      maxBytes: EXPORTS.maxBytes,
-      timeoutMs: (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000,
-      signal: ctx.signal,
-      rowsAs: 'values',
+/**
+ * Reads the statement's rows within the export's limits, handing each page to `onPage`; a statement the
+ * engine refuses as a read is refused here too. A failure of `onPage` (writing, a cancellation) ends the
+ * read as itself.
+ */
+async function readPages(ctx: CallContext, args: Args, db: ReturnType<typeof useConnection>['db'], params: unknown[], onPage: PageReader) {
+  let failed: { error: unknown } | undefined;
+  const handOn: PageReader = (rows, columns) =>
+    onPage(rows, columns).catch((error: unknown) => {
+      failed = { error };
+      throw error;
     });
+  try {
+    return await db.readPages(
+      args.sql,
+      {
+        params,
+        maxRows: args.max_rows ?? EXPORTS.defaultRows,
+        maxBytes: EXPORTS.maxBytes,
+        timeoutMs: (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000,
+        signal: ctx.signal,
+      },
+      handOn,
+    );
   } catch (error) {
+    if (failed) throw failed.error;
     if (error instanceof DriverFailure && error.kind === 'not_read_only') {
       throw new ToolError('invalid_argument', 'the database refused to run the statement as a read; export_data only reads');
     }
@@ -113,24 +113,34 @@ export const exportData: Tool<Args> = {
         row_count: rowCount,
         outcome,
       });
-    const result = await readRows(ctx, args, db, params).catch((error: unknown) => {
-      record('error', 0);
-      throw error;
-    });
-    record('success', result.rows.length);
-    if (result.cellsCut) {
-      throw new ToolError('unsupported', `${result.cellsCut} value(s) are longer than ${RESULTS.cellBytes / 1024} KB, which a read cuts; nothing was written`);
-    }
-    const rows = valuesOf(result.rows);
-    const onPage = (written: number) => ctx.progress(0.5 + (0.5 * written) / Math.max(rows.length, 1), 1, `${written} of ${rows.length} row(s) written`);
-    ctx.progress(0.5, 1, `Writing ${rows.length} row(s)`);
+    const maxRows = args.max_rows ?? EXPORTS.defaultRows;
+    let written = 0;
+    let read: PagedRead | undefined;
+    // Each page is written before the next is read: the server holds a page, never the result.
     const bytes = await writeExport(target, async (temp) => {
-      if (args.format !== 'parquet') return withTempFile(temp, (file) => writeText(file, result.columns, rows, args.format as 'csv' | 'jsonl', onPage));
-      // DuckDB (about 10 MB of library) is loaded only when someone writes Parquet: Sluice idles without it.
-      const { writeParquet } = await import('../../db/duckdb/parquetFile.js');
-      return writeParquet(temp, uniqueNames(result.columns.map((c) => c.name)), rows, PAGE_ROWS, onPage);
+      const writer = await openWriter(args.format, temp);
+      try {
+        read = await readPages(ctx, args, db, params, async (rows, columns) => {
+          ctx.signal.throwIfAborted();
+          await writer.page(rows, columns);
+          written += rows.length;
+          ctx.progress(0.1 + (0.85 * written) / maxRows, 1, `${written} row(s) written`);
+        }).catch((error: unknown) => {
+          record('error', 0);
+          throw error;
+        });
+        record('success', read.rows);
+        if (read.cellsCut) {
+          throw new ToolError('unsupported', `${read.cellsCut} value(s) are longer than ${RESULTS.cellBytes / 1024} KB, which a read cuts; nothing was written`);
+        }
+        await writer.finish(read.columns);
+        ctx.signal.throwIfAborted();
+      } finally {
+        await writer.close();
+      }
     });
-    ctx.progress(1, 1, `${rows.length} row(s) written`);
-    return { path: target.path, format: args.format, rows: rows.length, bytes, is_truncated: result.truncated };
+    const rows = read?.rows ?? 0;
+    ctx.progress(1, 1, `${rows} row(s) written`);
+    return { path: target.path, format: args.format, rows, bytes, is_truncated: read?.truncated ?? false };
   },
 };

@@ -11,14 +11,15 @@ import {
   ResultReturnType,
 } from '@duckdb/node-api';
 import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
-import type { ResultSet } from '../database.js';
+import type { Column, PagedRead, PageReader, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import { duckdbFailureKind } from '../failureKinds.js';
 import { blobHex, RowBudget } from '../resultBudget.js';
+import { RowPages } from '../rowPages.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import { cancellable, toWireValue } from '../serverValues.js';
 import type { AppClock } from '../../core/clock.js';
-import { DATABASES } from '../../core/contract.js';
+import { DATABASES, EXPORTS } from '../../core/contract.js';
 
 /** Where a DuckDB connection's database lives, and the one directory its statements may read files from. */
 export type DuckdbTarget = { path: string; filesDir?: string };
@@ -54,6 +55,10 @@ function fenceSql(filesDir: string | undefined): string[] {
 }
 
 type Stop = { reason: 'timedOut' | 'cancelled' | 'closed' | undefined };
+/** Runs one step of a statement, failing if the statement was stopped meanwhile. */
+type Step = <T>(work: () => Promise<T>) => Promise<T>;
+/** What a statement does with its result. */
+type Reading<T> = (result: DuckDBResult, step: Step) => Promise<T>;
 
 /**
  * One DuckDB database (a file, or `:memory:`) in this process. Every statement gets a connection of
@@ -105,11 +110,16 @@ export class DuckdbSessions implements ServerSessions {
   }
 
   read(sql: string, options: StatementOptions): Promise<ResultSet> {
-    return this.#statement('BEGIN TRANSACTION READ ONLY', 'ROLLBACK', sql, options);
+    return this.#statement('BEGIN TRANSACTION READ ONLY', 'ROLLBACK', sql, options, (result, step) => collect(result, options, step));
+  }
+
+  /** One read as `read`, its rows handed on a page at a time; the next chunk is fetched once a full page is done. */
+  readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead> {
+    return this.#statement('BEGIN TRANSACTION READ ONLY', 'ROLLBACK', sql, options, (result, step) => handPages(result, options, step, onPage));
   }
 
   write(sql: string, options: StatementOptions): Promise<ResultSet> {
-    return this.#statement('BEGIN TRANSACTION', 'COMMIT', sql, options);
+    return this.#statement('BEGIN TRANSACTION', 'COMMIT', sql, options, (result, step) => collect(result, options, step));
   }
 
   /** Interrupts the statements still running (they fail `not_connected`), then closes the database. */
@@ -119,7 +129,7 @@ export class DuckdbSessions implements ServerSessions {
     this.#instance.closeSync();
   }
 
-  async #statement(begin: string, end: string, sql: string, options: StatementOptions): Promise<ResultSet> {
+  async #statement<T>(begin: string, end: string, sql: string, options: StatementOptions, reading: Reading<T>): Promise<T> {
     options.signal.throwIfAborted();
     const connection = await this.#instance.connect();
     const stop: Stop = { reason: undefined };
@@ -127,7 +137,7 @@ export class DuckdbSessions implements ServerSessions {
       stop.reason ??= 'closed';
       connection.interrupt();
     };
-    const running = this.#run(connection, stop, begin, end, sql, options);
+    const running = this.#run(connection, stop, begin, end, sql, options, reading);
     this.#running.set(close, running);
     try {
       return await running;
@@ -136,13 +146,13 @@ export class DuckdbSessions implements ServerSessions {
     }
   }
 
-  async #run(connection: DuckDBConnection, stop: Stop, begin: string, end: string, sql: string, options: StatementOptions): Promise<ResultSet> {
+  async #run<T>(connection: DuckDBConnection, stop: Stop, begin: string, end: string, sql: string, options: StatementOptions, reading: Reading<T>): Promise<T> {
     const timer = this.#clock.setTimeout(() => {
       stop.reason ??= 'timedOut';
       connection.interrupt();
     }, options.timeoutMs);
     // An interrupt between two statements is lost: each step checks whether the statement was stopped.
-    const step = async <T>(work: () => Promise<T>): Promise<T> => {
+    const step: Step = async (work) => {
       const done = await work();
       if (stop.reason) throw new Error(`stopped: ${stop.reason}`);
       return done;
@@ -153,7 +163,7 @@ export class DuckdbSessions implements ServerSessions {
         async () => {
           await step(() => connection.run(begin));
           const result = await step(() => connection.stream(sql, options.params as never));
-          const set = await collect(result, options, step);
+          const set = await reading(result, step);
           await step(() => connection.run(end));
           return set;
         },
@@ -176,7 +186,7 @@ export class DuckdbSessions implements ServerSessions {
 }
 
 /** The result's rows, chunk by chunk, up to `maxRows` and the byte budget; the rest is never fetched. */
-async function collect(result: DuckDBResult, options: StatementOptions, step: <T>(work: () => Promise<T>) => Promise<T>): Promise<ResultSet> {
+async function collect(result: DuckDBResult, options: StatementOptions, step: Step): Promise<ResultSet> {
   if (result.returnType === ResultReturnType.CHANGED_ROWS) {
     await step(() => result.fetchChunk());
     return { columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: Number(result.rowsChanged) };
@@ -208,6 +218,29 @@ function keptRows(chunk: DuckDBDataChunk, width: number, converter: DuckDBValueC
   const columns = Array.from({ length: width }, (_, i) => chunk.convertColumnValues(i, converter));
   return Array.from({ length: chunk.rowCount }, (_, row) => columns.map((values) => values[row]));
 }
+
+/** The result's rows handed to `onPage` a page at a time, up to `maxRows` and the byte budget. */
+async function handPages(result: DuckDBResult, options: StatementOptions, step: Step, onPage: PageReader): Promise<PagedRead> {
+  const columns = columnsOf(result);
+  const pages = new RowPages({ ...options, pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes });
+  const toJson = jsonValues(pages.budget.cellLimit);
+  while (!pages.done) {
+    const chunk = await step(() => result.fetchChunk());
+    if (!chunk || chunk.rowCount === 0) break;
+    const rows = chunk.convertRows(toJson);
+    // The chunk's native memory goes now, not when the garbage collector gets to it: V8 does not see it.
+    chunk.reset();
+    for (const row of rows) {
+      if (!pages.take(row)) break;
+      if (pages.full) await onPage(pages.next(), columns);
+    }
+  }
+  const last = pages.next();
+  if (last.length > 0) await onPage(last, columns);
+  return { columns, ...pages.summary() };
+}
+
+const columnsOf = (result: DuckDBResult): Column[] => result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
 
 const statementTimeout = () =>
   new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');

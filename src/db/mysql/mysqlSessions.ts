@@ -3,14 +3,15 @@ import mysql from 'mysql2';
 import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import { redact } from '../redact.js';
 import type { ServerAddress } from '../connectionUrl.js';
-import type { Column, ResultSet } from '../database.js';
+import type { Column, PagedRead, PageReader, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import { MYSQL_CONNECTION_LOST, mysqlFailureKind } from '../failureKinds.js';
 import { jsonValue } from '../jsonText.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { RowBudget } from '../resultBudget.js';
+import { RowPages } from '../rowPages.js';
 import { cancellable, wireValues } from '../serverValues.js';
-import { DATABASES } from '../../core/contract.js';
+import { DATABASES, EXPORTS } from '../../core/contract.js';
 import type { AppClock } from '../../core/clock.js';
 import { mysqlSsl } from '../tlsSettings.js';
 import { type Handover, SessionOwners, sessionOwner } from '../sessionOwner.js';
@@ -111,6 +112,17 @@ export class MysqlSessions implements ServerSessions {
     });
   }
 
+  /** One read as `read`, its rows handed on a page at a time (`#pages`). */
+  readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead> {
+    return this.#session(this.#reads, options, async (connection, stop) => {
+      await run(connection, await this.#sessionSettings(connection, true, options.timeoutMs));
+      await run(connection, 'START TRANSACTION READ ONLY');
+      const result = await this.#pages(connection, sql, options, stop, onPage);
+      if (!stop.reason) await run(connection, 'ROLLBACK');
+      return result;
+    });
+  }
+
   write(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#session(this.#writes, options, async (connection, stop) => {
       await run(connection, await this.#sessionSettings(connection, false, options.timeoutMs));
@@ -125,11 +137,11 @@ export class MysqlSessions implements ServerSessions {
     await Promise.all([this.#reads.promise().end(), this.#writes.promise().end()]);
   }
 
-  async #session(
+  async #session<T>(
     pool: mysql.Pool,
     options: StatementOptions,
-    work: (connection: mysql.PoolConnection, stop: Stop) => Promise<ResultSet>,
-  ): Promise<ResultSet> {
+    work: (connection: mysql.PoolConnection, stop: Stop) => Promise<T>,
+  ): Promise<T> {
     options.signal.throwIfAborted();
     const connection = await this.#connection(pool);
     const stop: Stop = {
@@ -226,14 +238,7 @@ export class MysqlSessions implements ServerSessions {
           }
         }
       });
-      // A connection lost mid-statement reports to the connection, not to the statement.
-      const lost = (error?: MysqlError) => reject(error ?? Object.assign(new Error('the server closed the connection'), { fatal: true, code: MYSQL_CONNECTION_LOST }));
-      connection.once('error', lost);
-      connection.once('end', lost);
-      const settle = () => {
-        connection.off('error', lost);
-        connection.off('end', lost);
-      };
+      const settle = failOnLoss(connection, reject);
       command.on('error', (error: MysqlError) => {
         settle();
         reject(error);
@@ -244,6 +249,61 @@ export class MysqlSessions implements ServerSessions {
       });
       const finish = () =>
         resolve({ columns, rows, ...budget.outcome(truncatedBy), rowsAffected });
+    });
+  }
+
+  /**
+   * Streams the statement's rows a page at a time: while a full page is handed to `onPage` the
+   * session's socket is paused, so further rows wait on the server rather than here, and it resumes
+   * once the page is done. Past `maxRows` or the budget, or when `onPage` fails, the last page is
+   * settled and the statement abandoned, as a read past its cap is.
+   */
+  #pages(connection: mysql.PoolConnection, sql: string, options: StatementOptions, stop: Stop, onPage: PageReader): Promise<PagedRead> {
+    return new Promise((resolve, reject) => {
+      let columns: Column[] = [];
+      const pages = new RowPages({ ...options, pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes });
+      let handed = Promise.resolve();
+      let ended = false;
+      const handOn = () => {
+        const page = pages.next();
+        if (page.length === 0) return;
+        const paused = !ended;
+        if (paused) connection.pause();
+        handed = handed.then(() => onPage(page, columns)).then(() => {
+          if (paused) connection.resume();
+        });
+        handed.catch(() => end(true));
+      };
+      /** The result ends here: once the pages are handed on, the statement is abandoned (`stopped`) or done. */
+      const end = (stopped: boolean) => {
+        if (ended) return;
+        ended = true;
+        settle();
+        handOn();
+        handed.then(
+          () => (stopped ? stop.abandon() : undefined),
+          (error: unknown) => stop.abandon().then(() => Promise.reject(error)),
+        ).then(() => resolve({ columns, ...pages.summary() }), reject);
+      };
+      const query = { sql, rowsAsArray: true, values: options.params };
+      const command = options.params.length > 0 ? connection.execute(query) : connection.query(query);
+      command.on('fields', (received: Field[] | undefined) => {
+        columns = (received ?? []).map(column);
+      });
+      command.on('result', (row: unknown) => {
+        if (ended || !Array.isArray(row)) return;
+        if (!pages.take(wireValues(row))) end(true);
+        else if (pages.full) handOn();
+      });
+      const settle = failOnLoss(connection, reject);
+      command.on('error', (error: MysqlError) => {
+        // After `end`, an error is the abandoned statement's.
+        if (ended) return;
+        ended = true;
+        settle();
+        reject(error);
+      });
+      command.on('end', () => end(false));
     });
   }
 
@@ -312,6 +372,20 @@ const isJson = (field: Field) => (field.columnType ?? field.type) === mysql.Type
 
 function column(field: Field): Column {
   return { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };
+}
+
+/**
+ * Rejects through `reject` if the connection is lost mid-statement, which it reports to the connection,
+ * not to the statement; returns how to stop watching.
+ */
+function failOnLoss(connection: mysql.PoolConnection, reject: (error: MysqlError) => void): () => void {
+  const lost = (error?: MysqlError) => reject(error ?? Object.assign(new Error('the server closed the connection'), { fatal: true, code: MYSQL_CONNECTION_LOST }));
+  connection.once('error', lost);
+  connection.once('end', lost);
+  return () => {
+    connection.off('error', lost);
+    connection.off('end', lost);
+  };
 }
 
 function run(connection: mysql.PoolConnection, sql: string): Promise<void> {

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import { ErrorCode, ProtocolError } from '../../core/errors.js';
 import type { ServerAddress } from '../connectionUrl.js';
-import type { Column, ResultSet } from '../database.js';
+import type { Column, PagedRead, PageReader, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import { postgresFailureKind } from '../failureKinds.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
@@ -11,10 +11,11 @@ import { cancellable, int64, wireValues } from '../serverValues.js';
 import { tokenize } from '../sqlTokens.js';
 import { RowBudget } from '../resultBudget.js';
 import { jsonValue } from '../jsonText.js';
+import { RowPages } from '../rowPages.js';
 import { assertParses } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../tlsSettings.js';
-import { DATABASES } from '../../core/contract.js';
+import { DATABASES, EXPORTS } from '../../core/contract.js';
 import { type Handover, SessionOwners, sessionOwner } from '../sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
@@ -125,6 +126,42 @@ export class PostgresSessions implements ServerSessions {
     });
   }
 
+  /**
+   * One read handed on a page at a time (export_data), in `BEGIN READ ONLY` with its `statement_timeout`
+   * as `read`: a cursor FETCHes about a page (fewer rows when they are wide), hands it to `onPage`, and
+   * fetches the next only once that is done. The timeout covers the whole read, pages handed on included.
+   * A statement a cursor cannot hold (SHOW, EXPLAIN) is read whole: its result is small.
+   */
+  async readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead> {
+    if (!CURSOR_VERBS.has(tokenize(sql, 'postgres')[0]?.text ?? '')) {
+      const { rows, rowsAffected: _, cellsCut = 0, ...result } = await this.read(sql, options);
+      if (rows.length > 0) await onPage(rows, result.columns);
+      return { ...result, rows: rows.length, cellsCut };
+    }
+    return this.#session(this.#reads, options, async (client) => {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
+      const pages = new PagedRows(options);
+      const started = performance.now();
+      let columns: Column[] | undefined;
+      await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
+      while (!pages.done) {
+        // A cancellation while a page was written finds no statement running to cancel: it is seen here.
+        options.signal.throwIfAborted();
+        if (performance.now() - started >= options.timeoutMs) throw statementTimeout();
+        const want = pages.nextFetch;
+        const result = await guarded(client, pages, () => client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }));
+        columns ??= await this.#columns(client, result.fields);
+        if (pages.full) await onPage(pages.next(), columns);
+        if (result.rowCount !== null && result.rowCount < want) break;
+      }
+      const last = pages.next();
+      if (columns && last.length > 0) await onPage(last, columns);
+      await client.query('ROLLBACK');
+      return { columns: columns ?? [], ...pages.summary() };
+    });
+  }
+
   /** One consented statement, committed. */
   write(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#session(this.#writes, options, async (client) => {
@@ -142,7 +179,7 @@ export class PostgresSessions implements ServerSessions {
     await Promise.all([this.#reads.end(), this.#writes.end()]);
   }
 
-  async #session(pool: pg.Pool, options: StatementOptions, work: (client: pg.PoolClient) => Promise<ResultSet>) {
+  async #session<T>(pool: pg.Pool, options: StatementOptions, work: (client: pg.PoolClient) => Promise<T>) {
     options.signal.throwIfAborted();
     const owner = sessionOwner();
     let client: pg.PoolClient;
@@ -289,12 +326,44 @@ class BudgetedRows {
   }
 }
 
+/** A paged read's rows as the session's guard sees them: what it may still let through, page by page. */
+class PagedRows extends RowPages {
+  constructor(options: StatementOptions) {
+    super({ ...options, pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes });
+  }
+
+  /** Rows to FETCH next: a first few, then what fills the page, its rows or (at the rows' size so far) its bytes. */
+  get nextFetch(): number {
+    const rowBytes = this.count === 0 ? 0 : this.budget.used / this.count;
+    const byBytes = rowBytes === 0 ? FIRST_BATCH : Math.floor((this.pageBytes - (this.budget.used - this.pageStart)) / rowBytes);
+    return Math.max(1, Math.min(this.pageRows - this.page.length, byBytes, this.rowsLeft));
+  }
+
+  get allowance(): number {
+    return 2 * (this.budget.maxBytes - this.budget.used) + 1_024;
+  }
+
+  get empty(): boolean {
+    return this.count === 0;
+  }
+
+  add(result: pg.QueryArrayResult, dropped: number): void {
+    for (const row of result.rows ?? []) if (!this.take(wireValues(row))) return;
+    if (dropped > 0) this.truncatedBy ??= 'max_bytes';
+  }
+}
+
+/** What a guarded query needs of the rows it adds to: what the guard may let through, and where rows go. */
+type GuardedRows = Pick<BudgetedRows, 'allowance' | 'empty' | 'rowsLeft'> & {
+  add(result: pg.QueryArrayResult, dropped: number): void | Promise<void>;
+};
+
 /**
  * Runs one query with the session's guard armed for what `rows` can still take, and keeps its rows:
  * a statement without a cursor (a write's RETURNING, SHOW) still runs to its end, but what it sends
  * past `maxRows` + 1 rows or the budget is dropped on the socket.
  */
-async function guarded(client: pg.PoolClient, rows: BudgetedRows, query: () => Promise<pg.QueryArrayResult>) {
+async function guarded(client: pg.PoolClient, rows: GuardedRows, query: () => Promise<pg.QueryArrayResult>) {
   const guard = guardOf(client);
   guard.arm(rows.allowance, rows.empty, rows.rowsLeft);
   let result: pg.QueryArrayResult;

@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
-import { JsonRows, type ResultSet, type Rows } from '../database.js';
+import { JsonRows, type PageReader, type ResultSet, type Rows } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import { sqliteFailureKind } from '../failureKinds.js';
 import { DATABASES } from '../../core/contract.js';
@@ -10,14 +10,16 @@ import type { SqlitePoolSettings } from './poolSettings.js';
 import { sessionOwner } from '../sessionOwner.js';
 
 export type SqliteStatement = {
-  /** `check` prepares the statement and runs nothing. */
-  mode: 'read' | 'write' | 'check';
+  /** `check` prepares the statement and runs nothing; `pages` is a read handed on a page at a time. */
+  mode: 'read' | 'pages' | 'write' | 'check';
   sql: string;
   params: unknown[];
   maxRows: number;
   maxBytes: number;
   cellBytes?: number;
   rowsAs?: 'values' | 'json';
+  pageRows?: number;
+  pageBytes?: number;
 };
 
 /** Every reply says how much memory its process holds (`rss`, bytes), so a grown one can be replaced. */
@@ -25,7 +27,9 @@ type Reply =
   | ({ id: number; ok: true; rss: number } & Omit<ResultSet, 'rows'> & ({ rows: unknown[][] } | { rowsJson: string; linesJson: string; rowCount: number }))
   | { id: number; ok: false; rss: number; error: { code: string; message: string } }
   /** Rows sent ahead of the reply, as JSON and as escaped text lines (see queryProcess.js). */
-  | { id: number; rowsChunk: string; linesChunk: string };
+  | { id: number; rowsChunk: string; linesChunk: string }
+  /** A page of a paged read, to be written before the process reads on. */
+  | { id: number; page: unknown[][]; columns: ResultSet['columns'] };
 
 /** Rows sent in one message: a JSON array, and the same rows' escaped text lines. */
 type Chunk = { json: string; lines: string };
@@ -61,7 +65,11 @@ const OUT_OF_MEMORY_EXIT = 134;
 
 /** One connection's use of the pool: its statements, and closing its file in every process. */
 export type SqliteFile = {
-  run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>>;
+  /**
+   * Runs a statement; in `pages` mode each full page goes to `onPage`, the process reading on once it
+   * has settled, and the reply's rows are the last page.
+   */
+  run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number, onPage?: PageReader): Promise<ResultSet<Rows>>;
   /** Ends its waiting statements and, once no other connection uses the path, closes the file everywhere. */
   close(): void;
 };
@@ -111,8 +119,8 @@ export class SqliteProcessPool {
     const handle: Handle = { path, closed: false, running: 0 };
     this.#paths.set(path, (this.#paths.get(path) ?? 0) + 1);
     return {
-      run: (request, signal, timeoutMs) =>
-        handle.closed || this.#closed ? Promise.reject(closedFailure()) : this.#run(handle, request, signal, timeoutMs),
+      run: (request, signal, timeoutMs, onPage) =>
+        handle.closed || this.#closed ? Promise.reject(closedFailure()) : this.#run(handle, request, signal, timeoutMs, onPage),
       close: () => this.#closeHandle(handle),
     };
   }
@@ -170,11 +178,11 @@ export class SqliteProcessPool {
     }
   }
 
-  async #run(handle: Handle, request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
+  async #run(handle: Handle, request: SqliteStatement, signal: AbortSignal, timeoutMs: number, onPage?: PageReader): Promise<ResultSet<Rows>> {
     signal.throwIfAborted();
     const owner = sessionOwner();
     const child = await this.#acquire(handle, signal);
-    return this.#statement(child, handle, request, owner, signal, timeoutMs);
+    return this.#statement(child, handle, request, owner, signal, timeoutMs, onPage);
   }
 
   /** An idle process, a new one while there are fewer than `size`, or else the next one freed. */
@@ -275,12 +283,22 @@ export class SqliteProcessPool {
     this.#replace();
   }
 
-  #statement(child: ChildProcess, handle: Handle, request: SqliteStatement, owner: string, signal: AbortSignal, timeoutMs: number): Promise<ResultSet<Rows>> {
+  #statement(
+    child: ChildProcess,
+    handle: Handle,
+    request: SqliteStatement,
+    owner: string,
+    signal: AbortSignal,
+    timeoutMs: number,
+    onPage?: PageReader,
+  ): Promise<ResultSet<Rows>> {
     child.channel?.ref();
     const id = this.#nextId++;
 
     return new Promise<ResultSet<Rows>>((resolve, reject) => {
+      let settled = false;
       const settle = (keep: boolean, rss?: number) => {
+        settled = true;
         this.#clock.clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         child.off('message', onMessage);
@@ -294,6 +312,20 @@ export class SqliteProcessPool {
         if (reply.id !== id) return;
         if ('rowsChunk' in reply) {
           chunks.push({ json: reply.rowsChunk, lines: reply.linesChunk });
+          return;
+        }
+        if ('page' in reply) {
+          // A page that cannot be written ends the read: the process is stopped mid-statement.
+          (onPage?.(reply.page, reply.columns) ?? Promise.resolve()).then(
+            () => {
+              if (!settled) child.send({ written: id }, () => undefined);
+            },
+            (error: unknown) => {
+              if (settled) return;
+              settle(false);
+              reject(error);
+            },
+          );
           return;
         }
         settle(true, reply.rss);

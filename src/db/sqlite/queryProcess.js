@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { DATABASES } from '../../core/contract.js';
 import { blobHex, RowBudget } from '../resultBudget.js';
+import { RowPages } from '../rowPages.js';
 import { rowText } from '../valueText.js';
 
 const busyTimeoutMs = Number(process.argv[2]);
@@ -84,6 +85,24 @@ function toWire(value, cellLimit) {
   return value;
 }
 
+/**
+ * A row's values made wire values in place (a fresh array per row costs more than the conversion itself);
+ * returns how many blobs were cut to the cell limit.
+ * @param {unknown[]} values
+ * @param {number} cellLimit
+ */
+function wireRow(values, cellLimit) {
+  let blobsCut = 0;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value === 'bigint' || typeof value === 'object') {
+      if (value instanceof Uint8Array && 2 * value.length + 4 > cellLimit) blobsCut += 1;
+      values[i] = toWire(value, cellLimit);
+    }
+  }
+  return blobsCut;
+}
+
 /** Rows sent ahead as JSON while the statement still runs, so that copying them overlaps the query. */
 const CHUNK_ROWS = 1_000;
 
@@ -95,7 +114,7 @@ const CHUNK_ROWS = 1_000;
 const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
 
 /**
- * @typedef {{ id: number, path: string, owner: string, mode: 'read' | 'write' | 'check', timeoutMs: number, sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json' }} Request
+ * @typedef {{ id: number, path: string, owner: string, mode: 'read' | 'pages' | 'write' | 'check', timeoutMs: number, sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json', pageRows?: number, pageBytes?: number }} Request
  */
 
 /**
@@ -125,15 +144,7 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
     }
     const values = /** @type {unknown[]} */ (row);
     if (values.length > columns.length) values.length = columns.length;
-    let blobsCut = 0;
-    // In place: a fresh array per row costs more than the conversion itself.
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i];
-      if (typeof value === 'bigint' || typeof value === 'object') {
-        if (value instanceof Uint8Array && 2 * value.length + 4 > budget.cellLimit) blobsCut += 1;
-        values[i] = toWire(value, budget.cellLimit);
-      }
-    }
+    const blobsCut = wireRow(values, budget.cellLimit);
     if (!budget.take(values)) {
       truncatedBy = 'max_bytes';
       break;
@@ -166,6 +177,40 @@ function read(db, request) {
     return { ok: false, error: { code: 'not_read_only', message: 'the statement is not a read' } };
   }
   return { ok: true, ...collect(stmt, request), rowsAffected: 0 };
+}
+
+/** Resolves the wait for the server's word that it has written the page sent last. */
+let written = () => {};
+
+/**
+ * Runs one read whose rows go to the server a page at a time (export_data): each full page is sent as
+ * `{ id, page, columns }`, and the next is read only once the server has written it and said so
+ * (`{ written: id }`), so this process never runs ahead of the file. The last page comes in the reply.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ */
+async function pages(db, { id, sql, params, maxRows, maxBytes, cellBytes, pageRows = 0, pageBytes = 0 }) {
+  const stmt = db.prepare(sql);
+  if (!stmt.readonly || !stmt.reader) {
+    return { ok: false, error: { code: 'not_read_only', message: 'the statement is not a read' } };
+  }
+  stmt.safeIntegers(true);
+  const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
+  const rows = new RowPages({ maxRows, maxBytes, cellBytes, pageRows, pageBytes });
+  for (const row of stmt.raw(true).iterate(...params)) {
+    const values = /** @type {unknown[]} */ (row);
+    const blobsCut = wireRow(values, rows.budget.cellLimit);
+    if (!rows.take(values)) break;
+    rows.budget.cellsCut += blobsCut;
+    if (!rows.full) continue;
+    const wait = new Promise((resolve) => {
+      written = () => resolve(undefined);
+    });
+    process.send?.({ id, page: rows.next(), columns });
+    await wait;
+  }
+  const { truncated, truncatedBy, cellsCut } = rows.summary();
+  return { ok: true, columns, rows: rows.next(), truncated, truncatedBy, cellsCut, rowsAffected: 0 };
 }
 
 /**
@@ -213,9 +258,13 @@ function check(db, request) {
 
 process.on(
   'message',
-  (/** @type {Request | { close: string }} */ message) => {
+  async (/** @type {Request | { close: string } | { written: number }} */ message) => {
     if ('close' in message) {
       closeFile(message.close);
+      return;
+    }
+    if ('written' in message) {
+      written();
       return;
     }
     const request = message;
@@ -223,7 +272,14 @@ process.on(
     Atomics.store(deadline, 0, BigInt(Date.now() + (request.timeoutMs ?? 0) + DATABASES.deadlineGraceMs));
     try {
       const db = connection(request.path, request.owner);
-      reply = request.mode === 'write' ? write(db, request) : request.mode === 'check' ? check(db, request) : read(db, request);
+      reply =
+        request.mode === 'pages'
+          ? await pages(db, request)
+          : request.mode === 'write'
+            ? write(db, request)
+            : request.mode === 'check'
+              ? check(db, request)
+              : read(db, request);
     } catch (error) {
       const err = /** @type {{ message?: string, code?: string }} */ (error);
       reply = {

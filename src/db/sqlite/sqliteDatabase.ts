@@ -6,6 +6,8 @@ import {
   type Database,
   type ExplainOptions,
   type Explanation,
+  type PagedRead,
+  type PageReader,
   type ReadOptions,
   type ResultSet,
   type RowCount,
@@ -19,7 +21,7 @@ import { ToolError } from '../../core/errors.js';
 import { CATALOG_BUDGET } from '../resultBudget.js';
 import { type SqliteFile, SqliteProcessPool } from './processPool.js';
 import { sqlitePoolSettings } from './poolSettings.js';
-import { DATABASES, RESULTS } from '../../core/contract.js';
+import { DATABASES, EXPORTS, RESULTS } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import { SQL_DIALECTS } from '../sqlDialects.js';
 
@@ -195,11 +197,24 @@ export class SqliteDatabase implements Database {
     return this.#statement('read', sql, options);
   }
 
+  /** One read as `read`, its rows handed on a page at a time by the query process, which reads on only once a page is done. */
+  async readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead> {
+    let rows = 0;
+    const handOn: PageReader = (page, columns) => {
+      rows += page.length;
+      return onPage(page, columns);
+    };
+    const { rows: last, rowsAffected: _, cellsCut = 0, ...result } = await this.#statement('pages', sql, options, handOn);
+    const lastPage = valuesOf(last);
+    if (lastPage.length > 0) await handOn(lastPage, result.columns);
+    return { ...result, rows, cellsCut };
+  }
+
   write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
     return this.#statement('write', sql, options);
   }
 
-  #statement(mode: 'read' | 'write', sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
+  #statement(mode: 'read' | 'pages' | 'write', sql: string, options: ReadOptions, onPage?: PageReader): Promise<ResultSet<Rows>> {
     const request = {
       mode,
       sql,
@@ -207,8 +222,9 @@ export class SqliteDatabase implements Database {
       maxRows: options.maxRows,
       maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
       rowsAs: options.rowsAs ?? 'values',
+      ...(mode === 'pages' ? { pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes } : {}),
     };
-    return this.#file.run(request, options.signal, options.timeoutMs);
+    return this.#file.run(request, options.signal, options.timeoutMs, onPage);
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {
