@@ -1,5 +1,5 @@
 import { ToolError } from '../core/errors.js';
-import type { Engine } from './database.js';
+import type { Engine } from '../core/shared/engineNames.js';
 import { type SqlToken, splitStatements, tokenize, UnreadableSql } from './sqlTokens.js';
 
 export type StatementKind = 'read' | 'write' | 'ddl' | 'destructive';

@@ -1,4 +1,4 @@
-import type { Engine } from './database.js';
+import type { Engine } from '../core/shared/engineNames.js';
 import { splitStatements, type SpannedToken, type SqlToken, tokenize, tokenSpans } from './sqlTokens.js';
 
 /**

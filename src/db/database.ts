@@ -1,9 +1,10 @@
 import { RawJson } from '../protocol/rawJson.js';
-import { ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
+import { type Engine, ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
+import type { BrowseRequest } from './browseSql.js';
+
+export type { Engine };
 
 /** What every engine's driver offers the capabilities. Identifiers arrive unquoted; drivers quote them. */
-
-export type Engine = 'sqlite' | 'postgres' | 'mysql' | 'duckdb';
 
 export type Column = { name: string; type: string };
 
@@ -88,33 +89,6 @@ export type TableDescription = TableSummary & {
 };
 
 export type RowCount = { count: number; exact: boolean };
-
-export type Filter = { column: string; op: FilterOp; value?: unknown };
-export const filterOps = [
-  '=',
-  '!=',
-  '<',
-  '<=',
-  '>',
-  '>=',
-  'like',
-  'not_like',
-  'in',
-  'is_null',
-  'is_not_null',
-] as const;
-export type FilterOp = (typeof filterOps)[number];
-export type Sort = { column: string; direction: 'asc' | 'desc' };
-
-export type BrowseRequest = {
-  schema: string;
-  table: string;
-  columns?: string[];
-  filters: Filter[];
-  orderBy: Sort[];
-  limit: number;
-  offset: number;
-};
 
 export interface Database {
   readonly engine: Engine;

@@ -4,6 +4,7 @@ import { mysqlSchemaObjects } from './mysql/mysqlSchemaObjects.js';
 import { postgresSchemaObjects } from './postgres/postgresSchemaObjects.js';
 import { sqliteSchemaObjects } from './sqlite/sqliteSchemaObjects.js';
 import { ToolError } from '../core/errors.js';
+import type { TriggerTiming } from './createStatementParts.js';
 
 /**
  * Indexes, foreign keys, views, routines and triggers of any engine, in one shape: the types the
@@ -72,7 +73,7 @@ export type TriggerInfo = {
   schema: string;
   table: string;
   name: string;
-  timing: 'BEFORE' | 'AFTER' | 'INSTEAD OF';
+  timing: TriggerTiming;
   events: TriggerEvent[];
   /** The CREATE TRIGGER statement (on MySQL, the trigger's body). */
   definition: string;

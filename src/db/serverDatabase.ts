@@ -1,8 +1,7 @@
-import { browseSql, type SqlDialect } from './browseSql.js';
+import { type BrowseRequest, browseSql, type SqlDialect } from './browseSql.js';
 import { CATALOG_BUDGET } from './resultBudget.js';
 import { ToolError } from '../core/errors.js';
 import {
-  type BrowseRequest,
   type Database,
   type Engine,
   ENGINE_NAMES,

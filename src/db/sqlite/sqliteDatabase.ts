@@ -1,8 +1,7 @@
 import { basename } from 'node:path';
-import { browseSql } from '../browseSql.js';
+import { type BrowseRequest, browseSql } from '../browseSql.js';
 import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import {
-  type BrowseRequest,
   type Database,
   type ExplainOptions,
   type Explanation,
