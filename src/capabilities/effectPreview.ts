@@ -1,10 +1,10 @@
 import { ErrorCode, ProtocolError } from '../core/errors.js';
 import { DATABASES } from '../core/contract.js';
-import { classifyStatement } from '../db/classify.js';
-import { type NotSelectable, type RowSelection, selectRows, tokenRowSelection } from '../db/countQuery.js';
+import { classifyStatement } from '../sql/classify.js';
+import { type NotSelectable, type RowSelection, selectRows, tokenRowSelection } from '../sql/countQuery.js';
 import { type Database, valuesOf } from '../db/database.js';
 import { postgresRowSelection } from '../db/postgres/postgresRowSelection.js';
-import { tokenize } from '../db/sqlTokens.js';
+import { tokenize } from '../sql/tokens.js';
 import type { EffectPreview } from '../runtime/consentDialogs.js';
 
 

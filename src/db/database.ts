@@ -1,6 +1,6 @@
 import { RawJson } from '../protocol/rawJson.js';
 import { type Engine, ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
-import type { BrowseRequest } from './browseSql.js';
+import type { BrowseRequest } from '../sql/browseSql.js';
 
 export type { Engine };
 
@@ -11,7 +11,7 @@ export type Column = { name: string; type: string };
 /**
  * Rows as JSON text (an array of arrays), serialised where the query ran; `length` counts them. `lines`,
  * where the driver wrote them too, are the rows as the lines of the result's text (capabilities/
- * resultText.ts, one `rowText` of db/valueText.js per row, joined by line breaks), JSON-escaped: the
+ * resultText.ts, one `rowText` of db/results/valueText.js per row, joined by line breaks), JSON-escaped: the
  * inside of a JSON string, spliced into the response as it stands.
  */
 export class JsonRows extends RawJson {

@@ -4,7 +4,7 @@ import { mysqlSchemaObjects } from './mysql/mysqlSchemaObjects.js';
 import { postgresSchemaObjects } from './postgres/postgresSchemaObjects.js';
 import { sqliteSchemaObjects } from './sqlite/sqliteSchemaObjects.js';
 import { ToolError } from '../core/errors.js';
-import type { TriggerTiming } from './createStatementParts.js';
+import type { TriggerTiming } from '../sql/createStatementParts.js';
 
 /**
  * Indexes, foreign keys, views, routines and triggers of any engine, in one shape: the types the

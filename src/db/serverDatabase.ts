@@ -1,5 +1,5 @@
-import { type BrowseRequest, browseSql, type SqlDialect } from './browseSql.js';
-import { CATALOG_BUDGET } from './resultBudget.js';
+import { type BrowseRequest, browseSql, type SqlDialect } from '../sql/browseSql.js';
+import { CATALOG_BUDGET } from './results/resultBudget.js';
 import { ToolError } from '../core/errors.js';
 import {
   type Database,
@@ -18,7 +18,7 @@ import { DATABASES, RESULTS } from '../core/contract.js';
 export type StatementOptions = {
   params: unknown[];
   maxRows: number;
-  /** The rows' JSON size at most, and the most one cell may take (see resultBudget.js). */
+  /** The rows' JSON size at most, and the most one cell may take (see results/resultBudget.js). */
   maxBytes: number;
   cellBytes?: number;
   timeoutMs: number;

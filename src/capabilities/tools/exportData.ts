@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { EXPORTS, RESULTS } from '../../core/contract.js';
 import { ToolError } from '../../core/errors.js';
-import { classifyStatement } from '../../db/classify.js';
+import { classifyStatement } from '../../sql/classify.js';
 import { type Column, valuesOf } from '../../db/database.js';
 import { DriverFailure } from '../../db/driverFailure.js';
 import { onConnection, useConnection } from '../connectionArgs.js';

@@ -12,9 +12,9 @@ import {
 import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import type { ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
-import { blobHex, RowBudget } from '../resultBudget.js';
+import { blobHex, RowBudget } from '../results/resultBudget.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
-import { cancellable, toWireValue } from '../serverValues.js';
+import { cancellable, toWireValue } from '../results/serverValues.js';
 import type { AppClock } from '../../core/clock.js';
 import { DATABASES } from '../../core/contract.js';
 

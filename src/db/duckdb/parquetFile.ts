@@ -1,6 +1,6 @@
 import { type DuckDBAppender, DuckDBInstance } from '@duckdb/node-api';
 import { DATABASES } from '../../core/contract.js';
-import { SQL_DIALECTS } from '../sqlDialects.js';
+import { SQL_DIALECTS } from '../../sql/dialects.js';
 
 type ParquetType = 'BOOLEAN' | 'BIGINT' | 'DOUBLE' | 'VARCHAR';
 

@@ -2,18 +2,18 @@ import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
 import { ErrorCode, ProtocolError } from '../../core/errors.js';
-import type { ServerAddress } from '../connectionUrl.js';
+import type { ServerAddress } from '../connections/connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
-import { cancellable, int64, wireValues } from '../serverValues.js';
-import { tokenize } from '../sqlTokens.js';
-import { RowBudget } from '../resultBudget.js';
+import { cancellable, int64, wireValues } from '../results/serverValues.js';
+import { tokenize } from '../../sql/tokens.js';
+import { RowBudget } from '../results/resultBudget.js';
 import { assertParses } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
-import { postgresSsl } from '../tlsSettings.js';
+import { postgresSsl } from '../reach/tlsSettings.js';
 import { DATABASES } from '../../core/contract.js';
-import { type Handover, SessionOwners, sessionOwner } from '../sessionOwner.js';
+import { type Handover, SessionOwners, sessionOwner } from '../connections/sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
 const RAW_TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1186, 1266]);

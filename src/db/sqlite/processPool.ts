@@ -6,7 +6,7 @@ import { DriverFailure } from '../driverFailure.js';
 import { DATABASES } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import type { SqlitePoolSettings } from './poolSettings.js';
-import { sessionOwner } from '../sessionOwner.js';
+import { sessionOwner } from '../connections/sessionOwner.js';
 
 export type SqliteStatement = {
   /** `check` prepares the statement and runs nothing. */

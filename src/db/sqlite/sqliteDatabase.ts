@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { type BrowseRequest, browseSql } from '../browseSql.js';
+import { type BrowseRequest, browseSql } from '../../sql/browseSql.js';
 import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import {
   type Database,
@@ -15,12 +15,12 @@ import {
   valuesOf,
 } from '../database.js';
 import { ToolError } from '../../core/errors.js';
-import { CATALOG_BUDGET } from '../resultBudget.js';
+import { CATALOG_BUDGET } from '../results/resultBudget.js';
 import { type SqliteFile, SqliteProcessPool } from './processPool.js';
 import { sqlitePoolSettings } from './poolSettings.js';
 import { DATABASES, RESULTS } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
-import { SQL_DIALECTS } from '../sqlDialects.js';
+import { SQL_DIALECTS } from '../../sql/dialects.js';
 
 const dialect = SQL_DIALECTS.sqlite;
 const { quoteIdent } = dialect;

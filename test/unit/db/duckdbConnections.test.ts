@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStatement } from '../../../src/db/classify.js';
-import { ConfigError, newConnection, parseConnection } from '../../../src/db/savedConnections.js';
+import { classifyStatement } from '../../../src/sql/classify.js';
+import { ConfigError, newConnection, parseConnection } from '../../../src/db/connections/savedConnections.js';
 import { ToolError } from '../../../src/core/errors.js';
 import { duckdbTargetOf } from '../../../src/cli/duckdbTarget.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionCatalog, connectionOnDatabase } from '../../../src/db/connectionCatalog.js';
-import type { SavedConnection } from '../../../src/db/savedConnections.js';
+import { ConnectionCatalog, connectionOnDatabase } from '../../../src/db/connections/connectionCatalog.js';
+import type { SavedConnection } from '../../../src/db/connections/savedConnections.js';
 import { DATABASES } from '../../../src/core/contract.js';
 import { ToolError } from '../../../src/core/errors.js';
 

@@ -1,5 +1,5 @@
 import type { Engine } from '../core/shared/engineNames.js';
-import { type SpannedToken, tokenSpans } from './sqlTokens.js';
+import { type SpannedToken, tokenSpans } from './tokens.js';
 
 /** Parts of CREATE statements, for engines whose catalog keeps an index or a view only as its statement. */
 

@@ -1,5 +1,5 @@
-import { ToolError } from '../core/errors.js';
-import type { Database } from './database.js';
+import { ToolError } from '../../core/errors.js';
+import type { Database } from '../database.js';
 
 /** A driver the catalog can take out of use while statements still run on it. */
 export type Retirable = {

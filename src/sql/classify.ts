@@ -1,6 +1,6 @@
 import { ToolError } from '../core/errors.js';
 import type { Engine } from '../core/shared/engineNames.js';
-import { type SqlToken, splitStatements, tokenize, UnreadableSql } from './sqlTokens.js';
+import { type SqlToken, splitStatements, tokenize, UnreadableSql } from './tokens.js';
 
 export type StatementKind = 'read' | 'write' | 'ddl' | 'destructive';
 

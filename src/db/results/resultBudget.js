@@ -1,7 +1,7 @@
 // The byte budget of one result, shared by the SQLite query process (plain JavaScript, so the same file
 // serves it) and the server drivers. Sizes are the length of the JSON text a client receives for the
 // rows (one copy; a tool result carries the rows twice, as text and as structuredContent).
-import { RESULTS } from '../core/contract.js';
+import { RESULTS } from '../../core/contract.js';
 
 /** Catalog reads (tables, columns, DDL): the cap, and no cell is cut, since a cut name or DDL is wrong. */
 export const CATALOG_BUDGET = Object.freeze({ maxRows: RESULTS.catalogRows, maxBytes: RESULTS.capBytes, cellBytes: RESULTS.capBytes });

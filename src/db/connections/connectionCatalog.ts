@@ -1,21 +1,21 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { hasUrl, type SavedConnection } from './savedConnections.js';
-import { ToolError } from '../core/errors.js';
+import { ToolError } from '../../core/errors.js';
 import { ChangeFeed } from './changeFeed.js';
 import { parseServerUrl } from './connectionUrl.js';
-import type { Database } from './database.js';
-import { DuckdbDatabase } from './duckdb/duckdbDatabase.js';
-import { MysqlDatabase } from './mysql/mysqlDatabase.js';
-import { PostgresDatabase } from './postgres/postgresDatabase.js';
+import type { Database } from '../database.js';
+import { DuckdbDatabase } from '../duckdb/duckdbDatabase.js';
+import { MysqlDatabase } from '../mysql/mysqlDatabase.js';
+import { PostgresDatabase } from '../postgres/postgresDatabase.js';
 import { retirable, type Retirable } from './retirableDatabase.js';
 import { SessionShares } from './sessionShares.js';
-import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
-import { SqliteProcessPool } from './sqlite/processPool.js';
-import { sqlitePoolSettings } from './sqlite/poolSettings.js';
-import { SshTunnel } from './sshTunnel.js';
-import { type AppClock, systemClock } from '../core/clock.js';
-import { DATABASES } from '../core/contract.js';
+import { SqliteDatabase } from '../sqlite/sqliteDatabase.js';
+import { SqliteProcessPool } from '../sqlite/processPool.js';
+import { sqlitePoolSettings } from '../sqlite/poolSettings.js';
+import { SshTunnel } from '../reach/sshTunnel.js';
+import { type AppClock, systemClock } from '../../core/clock.js';
+import { DATABASES } from '../../core/contract.js';
 
 /** The saved connections and their drivers, each opened on first use. */
 export class ConnectionCatalog {

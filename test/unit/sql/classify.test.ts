@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyStatement } from '../../../src/db/classify.js';
+import { classifyStatement } from '../../../src/sql/classify.js';
 import type { HarnessEngine as Engine } from '../../helpers/engines.js';
-import { splitStatements, tokenize, UnreadableSql } from '../../../src/db/sqlTokens.js';
+import { splitStatements, tokenize, UnreadableSql } from '../../../src/sql/tokens.js';
 import { ToolError } from '../../../src/core/errors.js';
 import { BYPASS_CORPUS } from '../../helpers/bypassCorpus.js';
 
