@@ -1,6 +1,6 @@
 import { type BrowseRequest, browseSql, type SqlDialect } from '../sql/browseSql.js';
 import { CATALOG_BUDGET } from './results/resultBudget.js';
-import { ToolError } from '../core/errors.js';
+import { DriverFailure } from './driverFailure.js';
 import {
   type Database,
   type Engine,
@@ -87,7 +87,7 @@ export abstract class ServerDatabase implements Database {
 
   /** `EXPLAIN`; engines that can analyse a statement override it for `analyze`. */
   async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
-    if (options.analyze) throw new ToolError('unsupported', `explain_query cannot analyze on ${ENGINE_NAMES[this.engine]}`);
+    if (options.analyze) throw new DriverFailure('unsupported', `explain_query cannot analyze on ${ENGINE_NAMES[this.engine]}`);
     return this.plan(`EXPLAIN ${sql}`, options);
   }
 

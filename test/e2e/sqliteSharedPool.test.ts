@@ -12,6 +12,7 @@ import { sqlitePoolSettings, type SqlitePoolSettings } from '../../src/db/sqlite
 import { SqliteDatabase } from '../../src/db/sqlite/sqliteDatabase.js';
 import { DATABASES } from '../../src/core/contract.js';
 import { ErrorCode, ProtocolError } from '../../src/core/errors.js';
+import { fromDriverError } from '../../src/capabilities/dbErrors.js';
 import { busyQueryProcesses, fileOpenInQueryProcess, queryProcesses } from '../helpers/queryProcesses.js';
 import { callTool, mintToken, startTestApp } from '../helpers/testApp.js';
 
@@ -97,7 +98,7 @@ describe('the shared SQLite query pool', () => {
     const clock = new SimulatedClock();
     const shared = openPool({ processes: 2 }, clock);
     const [a, b] = [new SqliteDatabase(files[0]!, { pool: shared }), new SqliteDatabase(files[1]!, { pool: shared })];
-    const endless = a.read(ENDLESS, { maxRows: 1, timeoutMs: 60_000, signal: signal() }).catch((error: unknown) => error);
+    const endless = a.read(ENDLESS, { maxRows: 1, timeoutMs: 60_000, signal: signal() }).catch((error: unknown) => fromDriverError(error));
     await expect.poll(busyQueryProcesses, poll).toHaveLength(1);
     const [running] = busyQueryProcesses();
     expect(await valueOf(b)).toBe(1);

@@ -9,9 +9,8 @@ import {
   JsonDuckDBValueConverter,
   ResultReturnType,
 } from '@duckdb/node-api';
-import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import type { ResultSet } from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
+import { DriverFailure, statementTimeout } from '../driverFailure.js';
 import { blobHex, RowBudget } from '../results/resultBudget.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import { cancellable, toWireValue } from '../results/serverValues.js';
@@ -96,7 +95,7 @@ export class DuckdbSessions implements ServerSessions {
     try {
       (await connection.prepare(sql)).destroySync();
     } catch (error) {
-      throw new ToolError('invalid_argument', `the statement is not valid: ${(error as Error).message}`);
+      throw new DriverFailure('invalid_argument', `the statement is not valid: ${(error as Error).message}`);
     } finally {
       connection.closeSync();
     }
@@ -204,12 +203,9 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: <T
   };
 }
 
-const statementTimeout = () =>
-  new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
-
 /** DuckDB's message starts with its error type (`Catalog Error: …`), which is what the activity log keeps. */
 function failure(error: Error): Error {
-  if (error instanceof DriverFailure || error instanceof ToolError) return error;
+  if (error instanceof DriverFailure) return error;
   const type = /^([A-Za-z ]+) Error:/.exec(error.message)?.[1];
   if (/read-only (mode|transaction)/i.test(error.message)) return new DriverFailure('not_read_only', error.message, [], type);
   return new DriverFailure('query_failed', error.message, [], type);

@@ -1,10 +1,8 @@
 import type { Socket } from 'node:net';
 import mysql from 'mysql2';
-import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
-import { redact } from '../redact.js';
 import type { ServerAddress } from '../connections/connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
+import { DriverFailure, statementTimeout } from '../driverFailure.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { RowBudget } from '../results/resultBudget.js';
 import { cancellable, wireValues } from '../results/serverValues.js';
@@ -91,7 +89,7 @@ export class MysqlSessions implements ServerSessions {
             statement.close();
             resolve();
           } else if (error.errno === UNSUPPORTED_PREPARE) resolve();
-          else reject(error.errno === PARSE_ERROR ? new ToolError('invalid_argument', `the statement is not valid: ${redact(error.message, this.#secrets)}`) : this.#failure(error));
+          else reject(error.errno === PARSE_ERROR ? new DriverFailure('invalid_argument', `the statement is not valid: ${error.message}`, this.#secrets) : this.#failure(error));
         }),
       );
     } finally {
@@ -295,7 +293,7 @@ export class MysqlSessions implements ServerSessions {
   }
 
   #failure(error: MysqlError): Error {
-    if (error instanceof ProtocolError || error instanceof DriverFailure) return error;
+    if (error instanceof DriverFailure) return error;
     if (error.errno !== undefined && ENGINE_TIMEOUTS.has(error.errno)) return statementTimeout();
     if (error.errno === READ_ONLY_TRANSACTION) return new DriverFailure('not_read_only', error.message, this.#secrets);
     if (error.fatal || LOST.has(error.code ?? '')) {
@@ -304,9 +302,6 @@ export class MysqlSessions implements ServerSessions {
     return new DriverFailure('query_failed', error.message, this.#secrets, error.errno === undefined ? error.code : String(error.errno));
   }
 }
-
-const statementTimeout = () =>
-  new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
 
 function column(field: Field): Column {
   return { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };

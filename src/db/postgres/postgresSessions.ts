@@ -1,10 +1,9 @@
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
-import { ErrorCode, ProtocolError } from '../../core/errors.js';
 import type { ServerAddress } from '../connections/connectionUrl.js';
 import type { Column, ResultSet } from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
+import { DriverFailure, statementTimeout } from '../driverFailure.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
 import { cancellable, int64, wireValues } from '../results/serverValues.js';
 import { tokenize } from '../../sql/tokens.js';
@@ -203,7 +202,7 @@ export class PostgresSessions implements ServerSessions {
   }
 
   #failure(error: PgError): Error {
-    if (error instanceof ProtocolError || error instanceof DriverFailure) return error;
+    if (error instanceof DriverFailure) return error;
     const { code = '' } = error;
     if (code === '57014' && /statement timeout/.test(error.message)) return statementTimeout();
     if (code === '25006') return new DriverFailure('not_read_only', error.message, this.#secrets, code);
@@ -225,9 +224,6 @@ async function resetSession(client: pg.PoolClient): Promise<void> {
   await client.query('DISCARD ALL');
   await client.query({ text: 'SELECT setseed($1)', values: [randomInt(2 ** 47) / 2 ** 47] });
 }
-
-const statementTimeout = () =>
-  new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
 
 /** Rows kept against `maxRows` and the byte budget, batch by batch. */
 class BudgetedRows {

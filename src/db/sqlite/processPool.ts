@@ -1,8 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import { JsonRows, type ResultSet, type Rows } from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
+import { DriverFailure, statementTimeout } from '../driverFailure.js';
 import { DATABASES } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import type { SqlitePoolSettings } from './poolSettings.js';
@@ -51,8 +50,8 @@ function joinedRows(chunks: Chunk[], rowCount: number): JsonRows {
 const UNREACHABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_ABORT']);
 
 /** An error SQLite raised for a statement (`code` is SQLite's, or the query process's `not_read_only`). */
-function sqliteFailure(code: string, message: string): DriverFailure | ToolError {
-  if (code === 'does_not_prepare') return new ToolError('invalid_argument', `the statement is not valid: ${message}`);
+function sqliteFailure(code: string, message: string): DriverFailure {
+  if (code === 'does_not_prepare') return new DriverFailure('invalid_argument', `the statement is not valid: ${message}`);
   const kind = code === 'not_read_only' ? 'not_read_only' : UNREACHABLE_CODES.has(code) ? 'not_connected' : 'query_failed';
   return new DriverFailure(kind, message, [], code);
 }
@@ -326,12 +325,7 @@ export class SqliteProcessPool {
       };
       const timer = this.#clock.setTimeout(() => {
         settle(false);
-        reject(
-          new ProtocolError(
-            ErrorCode.RequestTimeout,
-            `The statement ran past its ${timeoutMs / 1000} s timeout`,
-          ),
-        );
+        reject(statementTimeout(`The statement ran past its ${timeoutMs / 1000} s timeout`));
       }, timeoutMs);
 
       if (signal.aborted) {
