@@ -23,7 +23,7 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'src/**/*.js', 'machines/**/*.ts'],
     ignores: ['src/console/public/**'],
     plugins: { sluice },
-    rules: { 'sluice/layers': 'error', 'sluice/sql-without-io': 'error' },
+    rules: { 'sluice/layers': 'error', 'sluice/sql-without-io': 'error', 'sluice/driver-failures-only': 'error' },
   },
   {
     files: ['test/**'],

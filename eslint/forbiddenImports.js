@@ -54,21 +54,33 @@ function ioOf(specifier) {
 }
 
 /**
- * The listeners that call `check(node, specifier)` for every module a file names: imports,
- * re-exports and `import()`.
- * @param {(node: import('estree').Node, specifier: string) => void} check
+ * The listeners that call `check(node, specifier, names)` for every module a file names: imports,
+ * re-exports and `import()`. `names` are the bindings taken from it, or `'all'` (a namespace, `export *`,
+ * `import()`).
+ * @param {(node: import('estree').Node, specifier: string, names: string[] | 'all') => void} check
  * @returns {import('eslint').Rule.RuleListener}
  */
 function eachImport(check) {
-  /** @param {import('estree').Node | null | undefined} node */
-  const run = (node) => {
-    if (node?.type === 'Literal' && typeof node.value === 'string') check(node, node.value);
+  /**
+   * @param {import('estree').Node | null | undefined} node
+   * @param {string[] | 'all'} names
+   */
+  const run = (node, names) => {
+    if (node?.type === 'Literal' && typeof node.value === 'string') check(node, node.value, names);
   };
+  /** @param {import('estree').Identifier | import('estree').Literal} name */
+  const nameOf = (name) => (name.type === 'Identifier' ? name.name : String(name.value));
   return {
-    ImportDeclaration: (node) => run(node.source),
-    ExportNamedDeclaration: (node) => run(node.source),
-    ExportAllDeclaration: (node) => run(node.source),
-    ImportExpression: (node) => run(node.source),
+    ImportDeclaration: (node) =>
+      run(
+        node.source,
+        node.specifiers.some((s) => s.type === 'ImportNamespaceSpecifier')
+          ? 'all'
+          : node.specifiers.map((s) => (s.type === 'ImportSpecifier' ? nameOf(s.imported) : 'default')),
+      ),
+    ExportNamedDeclaration: (node) => run(node.source, node.specifiers.map((s) => nameOf(s.local))),
+    ExportAllDeclaration: (node) => run(node.source, 'all'),
+    ImportExpression: (node) => run(node.source, 'all'),
   };
 }
 
@@ -88,4 +100,34 @@ const sqlWithoutIo = {
   },
 };
 
-export default { rules: { 'sql-without-io': sqlWithoutIo } };
+const CORE_ERRORS = path.join(root, 'src', 'core', 'errors');
+
+/** What builds a wire error: the two error classes and the helpers that make one. */
+const WIRE_ERRORS = ['ToolError', 'ProtocolError', 'invalidParams', 'headerMismatch'];
+
+/** @type {import('eslint').Rule.RuleModule} */
+const driverFailuresOnly = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'src/db and src/sql report failures (DriverFailure, SqlRefusal), never wire errors' },
+    schema: [],
+  },
+  create(context) {
+    const layer = layerOf(context.filename);
+    if (layer !== 'db' && layer !== 'sql') return {};
+    return eachImport((node, specifier, names) => {
+      if (!specifier.startsWith('.')) return;
+      const target = path.resolve(path.dirname(context.filename), specifier).replace(/\.[jt]s$/, '');
+      if (target !== CORE_ERRORS) return;
+      const taken = names === 'all' ? WIRE_ERRORS : names.filter((name) => WIRE_ERRORS.includes(name));
+      if (taken.length === 0) return;
+      const failure = layer === 'db' ? 'a DriverFailure (db/driverFailure.ts)' : 'a SqlRefusal (sql/sqlRefusal.ts)';
+      context.report({
+        node,
+        message: `src/${layer} may not import ${taken.join(', ')}: it throws ${failure}, and capabilities/dbErrors.ts makes the wire error`,
+      });
+    });
+  },
+};
+
+export default { rules: { 'sql-without-io': sqlWithoutIo, 'driver-failures-only': driverFailuresOnly } };

@@ -32,3 +32,57 @@ describe('sluice/sql-without-io', () => {
     ],
   });
 });
+
+const wire = (layer: string, names: string, failure: string) =>
+  `src/${layer} may not import ${names}: it throws ${failure}, and capabilities/dbErrors.ts makes the wire error`;
+const DRIVER_FAILURE = 'a DriverFailure (db/driverFailure.ts)';
+const SQL_REFUSAL = 'a SqlRefusal (sql/sqlRefusal.ts)';
+
+describe('sluice/driver-failures-only', () => {
+  tester.run('driver-failures-only', forbiddenImports.rules['driver-failures-only'] as any, {
+    valid: [
+      { filename: at('src/db/postgres/postgresSessions.ts'), code: "import { DriverFailure } from '../driverFailure.js';" },
+      { filename: at('src/db/database.ts'), code: "import { shown } from '../core/errors.js';" },
+      { filename: at('src/sql/classify.ts'), code: "import { SqlRefusal } from './sqlRefusal.js';" },
+      { filename: at('src/capabilities/dbErrors.ts'), code: "import { ErrorCode, ProtocolError, ToolError } from '../core/errors.js';" },
+      { filename: at('src/db/health.ts'), code: "import { ToolError } from './toolError.js';" },
+    ],
+    invalid: [
+      {
+        filename: at('src/db/serverDatabase.ts'),
+        code: "import { ToolError } from '../core/errors.js';",
+        errors: [{ message: wire('db', 'ToolError', DRIVER_FAILURE) }],
+      },
+      {
+        filename: at('src/db/mysql/mysqlSessions.ts'),
+        code: "import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';",
+        errors: [{ message: wire('db', 'ProtocolError, ToolError', DRIVER_FAILURE) }],
+      },
+      {
+        filename: at('src/db/connections/retirableDatabase.ts'),
+        code: "import type { ToolError as Failure } from '../../core/errors.js';",
+        errors: [{ message: wire('db', 'ToolError', DRIVER_FAILURE) }],
+      },
+      {
+        filename: at('src/db/statistics.ts'),
+        code: "import * as errors from '../core/errors.js';",
+        errors: [{ message: wire('db', 'ToolError, ProtocolError, invalidParams, headerMismatch', DRIVER_FAILURE) }],
+      },
+      {
+        filename: at('src/db/sqlite/processPool.ts'),
+        code: "export { ProtocolError } from '../../core/errors.js';",
+        errors: [{ message: wire('db', 'ProtocolError', DRIVER_FAILURE) }],
+      },
+      {
+        filename: at('src/sql/classify.ts'),
+        code: "import { ToolError } from '../core/errors.js';",
+        errors: [{ message: wire('sql', 'ToolError', SQL_REFUSAL) }],
+      },
+      {
+        filename: at('src/sql/tokens.ts'),
+        code: "const { invalidParams } = await import('../core/errors.js');",
+        errors: [{ message: wire('sql', 'ToolError, ProtocolError, invalidParams, headerMismatch', SQL_REFUSAL) }],
+      },
+    ],
+  });
+});
