@@ -1,7 +1,10 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
-import sluice from './eslint/layers.js';
+import forbiddenImports from './eslint/forbiddenImports.js';
+import layers from './eslint/layers.js';
+
+const sluice = { rules: { ...layers.rules, ...forbiddenImports.rules } };
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/'] },
@@ -20,7 +23,7 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'src/**/*.js', 'machines/**/*.ts'],
     ignores: ['src/console/public/**'],
     plugins: { sluice },
-    rules: { 'sluice/layers': 'error' },
+    rules: { 'sluice/layers': 'error', 'sluice/sql-without-io': 'error', 'sluice/driver-failures-only': 'error' },
   },
   {
     files: ['test/**'],

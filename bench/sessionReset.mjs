@@ -9,10 +9,10 @@
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../dist/src/core/clock.js';
-import { parseServerUrl } from '../dist/src/db/connectionUrl.js';
+import { parseServerUrl } from '../dist/src/db/connections/connectionUrl.js';
 import { MysqlSessions } from '../dist/src/db/mysql/mysqlSessions.js';
 import { PostgresSessions } from '../dist/src/db/postgres/postgresSessions.js';
-import { runAs, SessionOwners } from '../dist/src/db/sessionOwner.js';
+import { runAs, SessionOwners } from '../dist/src/db/connections/sessionOwner.js';
 import { mysqlDown, MYSQL_URL, postgresClient, POSTGRES_URL } from './lib/engines.mjs';
 import { QUICK } from './lib/settings.mjs';
 import { median } from './lib/stats.mjs';

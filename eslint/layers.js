@@ -9,6 +9,7 @@ export const LAYERS = [
   'core',
   'platform',
   'protocol',
+  'sql',
   'db',
   'activity',
   'auth',

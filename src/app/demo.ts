@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createDemoDatabase } from '../db/demo/seed.js';
-import { type Config, readConfig, writeConfig } from '../db/savedConnections.js';
+import { type Config, readConfig, writeConfig } from '../db/connections/savedConnections.js';
 import { SECRETS_IN_FILES, type SecretHome } from '../platform/secretHome.js';
 
 export const DEMO_FILE = 'demo.sqlite';

@@ -1,4 +1,4 @@
-import type { SavedConnection } from '../db/savedConnections.js';
+import type { SavedConnection } from '../db/connections/savedConnections.js';
 import { ErrorCode, ProtocolError } from '../core/errors.js';
 import { SERVER_NAME } from '../protocol/serverInfo.js';
 import type { Principal, Scope } from './principal.js';

@@ -1,6 +1,6 @@
 import { invalidParams, shown } from '../core/errors.js';
 import type { Database } from '../db/database.js';
-import { HISTORY_KINDS, HISTORY_OUTCOMES } from '../db/queryHistory.js';
+import { HISTORY_KINDS, HISTORY_OUTCOMES } from '../db/results/queryHistory.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { useConnection, visibleConnections } from './connectionArgs.js';
 import type { CapabilityRegistry } from './registry.js';

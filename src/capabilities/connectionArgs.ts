@@ -1,4 +1,4 @@
-import type { SavedConnection } from '../db/savedConnections.js';
+import type { SavedConnection } from '../db/connections/savedConnections.js';
 import { canUseConnection, forbidden } from '../auth/access.js';
 import type { Database, TableDescription } from '../db/database.js';
 import { controlCharacterIn } from '../core/controlCharacters.js';

@@ -1,6 +1,6 @@
 import type { ConsentDialogs, DialogQuestion, EffectPreview } from '../runtime/consentDialogs.js';
-import { hasUrl, type SavedConnection } from '../db/savedConnections.js';
-import { parseServerUrl } from '../db/connectionUrl.js';
+import { hasUrl, type SavedConnection } from '../db/connections/savedConnections.js';
+import { parseServerUrl } from '../db/connections/connectionUrl.js';
 import { ENGINE_NAMES } from '../db/database.js';
 import type { Principal } from '../auth/principal.js';
 import { levelOfScopes } from '../auth/levels.js';

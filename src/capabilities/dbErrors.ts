@@ -1,17 +1,34 @@
-import { DriverFailure } from '../db/driverFailure.js';
-import { ProtocolError, ToolError } from '../core/errors.js';
+import { DriverFailure, type FailureKind } from '../db/driverFailure.js';
+import { SqlRefusal } from '../sql/sqlRefusal.js';
+import { ErrorCode, ProtocolError, ToolError, type ToolErrorCode } from '../core/errors.js';
+
+/**
+ * The one place a failure of the SQL or db layer becomes the error the client sees: a tool error with
+ * its hint, or (a statement past its timeout) the protocol error `-33003`.
+ */
 
 /** PostgreSQL's and MySQL's codes for a database that does not exist (a call's `database`). */
 const UNKNOWN_DATABASE = new Set(['3D000', '1049']);
 
-/** Turns whatever a driver threw into the typed error family (driver messages are redacted already). */
+/** The tool error of each kind of driver failure; a statement that writes, refused as a read, failed as a query. */
+const TOOL_CODES: Record<Exclude<FailureKind, 'statement_timeout'>, ToolErrorCode> = {
+  not_connected: 'not_connected',
+  timeout: 'timeout',
+  not_read_only: 'query_failed',
+  query_failed: 'query_failed',
+  invalid_argument: 'invalid_argument',
+  not_found: 'not_found',
+  unsupported: 'unsupported',
+};
+
+/** Turns whatever a driver or the SQL layer threw into the typed error family (driver messages are redacted already). */
 export function fromDriverError(error: unknown): ProtocolError | ToolError {
   if (error instanceof ProtocolError || error instanceof ToolError) return error;
-  if (error instanceof DriverFailure && UNKNOWN_DATABASE.has(error.engineCode ?? '')) {
+  if (error instanceof SqlRefusal) return new ToolError(error.kind, error.message);
+  if (!(error instanceof DriverFailure)) return new ToolError('internal_failure', 'the tool failed unexpectedly');
+  if (error.kind === 'statement_timeout') return new ProtocolError(ErrorCode.RequestTimeout, error.message);
+  if (UNKNOWN_DATABASE.has(error.engineCode ?? '')) {
     return new ToolError('not_found', `${error.message}; call list_databases`, error.engineCode);
   }
-  if (error instanceof DriverFailure) {
-    return new ToolError(error.kind === 'not_read_only' ? 'query_failed' : error.kind, error.message, error.engineCode);
-  }
-  return new ToolError('internal_failure', 'the tool failed unexpectedly');
+  return new ToolError(TOOL_CODES[error.kind], error.message, error.engineCode);
 }

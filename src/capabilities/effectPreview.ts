@@ -1,10 +1,10 @@
-import { ErrorCode, ProtocolError } from '../core/errors.js';
 import { DATABASES } from '../core/contract.js';
-import { classifyStatement } from '../db/classify.js';
-import { type NotSelectable, type RowSelection, selectRows, tokenRowSelection } from '../db/countQuery.js';
+import { classifyStatement } from '../sql/classify.js';
+import { type NotSelectable, type RowSelection, selectRows, tokenRowSelection } from '../sql/countQuery.js';
 import { type Database, valuesOf } from '../db/database.js';
+import { DriverFailure } from '../db/driverFailure.js';
 import { postgresRowSelection } from '../db/postgres/postgresRowSelection.js';
-import { tokenize } from '../db/sqlTokens.js';
+import { tokenize } from '../sql/tokens.js';
 import type { EffectPreview } from '../runtime/consentDialogs.js';
 
 
@@ -17,7 +17,7 @@ function changesRows(sql: string, db: Database): boolean {
   return verb === 'UPDATE' || verb === 'DELETE' || (verb === 'WITH' && words.some((w) => w.text === 'UPDATE' || w.text === 'DELETE'));
 }
 
-const timedOut = (error: unknown) => error instanceof ProtocolError && error.code === ErrorCode.RequestTimeout;
+const timedOut = (error: unknown) => error instanceof DriverFailure && error.kind === 'statement_timeout';
 
 /** The planner's estimate of the selected rows; undefined when the engine keeps none (SQLite). */
 async function plannerEstimate(db: Database, selection: RowSelection, signal: AbortSignal, timeoutMs: number): Promise<number | undefined> {

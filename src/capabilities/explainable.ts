@@ -1,4 +1,4 @@
-import { type ClassifiedStatement, classifyStatement } from '../db/classify.js';
+import { type ClassifiedStatement, classifyStatement } from '../sql/classify.js';
 import type { Engine } from '../db/database.js';
 import { ToolError } from '../core/errors.js';
 

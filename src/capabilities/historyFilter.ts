@@ -1,6 +1,6 @@
 import { QUERY_HISTORY } from '../core/contract.js';
 import { ToolError } from '../core/errors.js';
-import { HISTORY_KINDS, HISTORY_OUTCOMES, type HistoryFilter } from '../db/queryHistory.js';
+import { HISTORY_KINDS, HISTORY_OUTCOMES, type HistoryFilter } from '../db/results/queryHistory.js';
 
 const oneOf = <T extends string>(name: string, values: readonly T[], value: string | undefined): T | undefined => {
   if (value === undefined) return undefined;

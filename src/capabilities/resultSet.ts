@@ -1,4 +1,4 @@
-import type { StatementKind } from '../db/classify.js';
+import type { StatementKind } from '../sql/classify.js';
 import type { ResultSet, Rows } from '../db/database.js';
 import type { ObjectSchema } from './schema.js';
 import { RESULTS } from '../core/contract.js';

@@ -1,12 +1,12 @@
 import { JsonRows } from '../db/database.js';
-import { rowText, valueText } from '../db/valueText.js';
+import { rowText, valueText } from '../db/results/valueText.js';
 import { RawJson } from '../protocol/rawJson.js';
 
 /**
  * The text a model reads of a tool result: a compact rendering of `structuredContent`, not a second copy
  * of its JSON. Lists of records are tables, tab-separated under one header row (a tab costs fewer tokens
  * than ` | ` or JSON's punctuation: docs/performance.md), other fields `key: value`. Values stay
- * unambiguous (db/valueText.js): `NULL` is null, and a string that is empty, is `NULL`, has edge spaces or
+ * unambiguous (db/results/valueText.js): `NULL` is null, and a string that is empty, is `NULL`, has edge spaces or
  * holds a quote, a backslash or a control character (a tab, a line break) is written as a JSON string.
  * The exact typed values are in `structuredContent`.
  */

@@ -1,6 +1,6 @@
-import type { SavedConnection } from '../db/savedConnections.js';
+import type { SavedConnection } from '../db/connections/savedConnections.js';
 import { requireScopes, requireWritable } from '../auth/access.js';
-import type { StatementKind } from '../db/classify.js';
+import type { StatementKind } from '../sql/classify.js';
 import type { Database, ResultSet, Rows } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
 import type { ConsentDetails } from './consent.js';

@@ -1,7 +1,7 @@
 import type { ActivityEntry } from '../activity/activityLog.js';
 import type { Principal, Scope } from '../auth/principal.js';
-import type { ConnectionCatalog } from '../db/connectionCatalog.js';
-import type { QueryHistory } from '../db/queryHistory.js';
+import type { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
+import type { QueryHistory } from '../db/results/queryHistory.js';
 import type { Consent } from './consent.js';
 import type { ObjectSchema } from './schema.js';
 

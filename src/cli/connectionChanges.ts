@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { type ConnectionChanges, updatedConnection, withRemoved } from '../db/connectionEdits.js';
-import { probeConnection, type ProbeResult } from '../db/connectionProbe.js';
-import { ConfigError, type SavedConnection, writeConfig } from '../db/savedConnections.js';
+import { type ConnectionChanges, updatedConnection, withRemoved } from '../db/connections/connectionEdits.js';
+import { probeConnection, type ProbeResult } from '../db/connections/connectionProbe.js';
+import { ConfigError, type SavedConnection, writeConfig } from '../db/connections/savedConnections.js';
 import { loadOrCreateConfig } from '../app/demo.js';
 import { visibleText } from '../core/shared/visibleText.js';
-import { parseServerUrl, type ServerAddress } from '../db/connectionUrl.js';
-import { TlsSettingsError } from '../db/tlsSettings.js';
+import { parseServerUrl, type ServerAddress } from '../db/connections/connectionUrl.js';
+import { TlsSettingsError } from '../db/reach/tlsSettings.js';
 import { callControl } from './controlClient.js';
 import { COMMAND_USAGES } from './commandUsages.js';
 import { dataDirOption } from './dataDirOption.js';

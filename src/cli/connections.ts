@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { hasUrl, newConnection, type SavedConnection, withoutPassword, writeConfig } from '../db/savedConnections.js';
+import { hasUrl, newConnection, type SavedConnection, withoutPassword, writeConfig } from '../db/connections/savedConnections.js';
 import { loadOrCreateConfig } from '../app/demo.js';
-import { withAdded } from '../db/connectionEdits.js';
-import { probeConnection } from '../db/connectionProbe.js';
+import { withAdded } from '../db/connections/connectionEdits.js';
+import { probeConnection } from '../db/connections/connectionProbe.js';
 import { removeConnection, targetOf, testConnection, updateConnection, usageOf } from './connectionChanges.js';
 import { callControl, isRunning } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';

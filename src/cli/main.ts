@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { visibleLinesText } from '../core/shared/visibleText.js';
-import { ConfigError } from '../db/savedConnections.js';
+import { ConfigError } from '../db/connections/savedConnections.js';
 import { asksForHelp, helpText, overview, unknownOption } from './help.js';
 import { UsageError } from './usageError.js';
 

@@ -1,5 +1,5 @@
 import { TOKENS_FILE } from '../auth/tokenStore.js';
-import { CONFIG_FILE } from '../db/savedConnections.js';
+import { CONFIG_FILE } from '../db/connections/savedConnections.js';
 import { chooseSecretHome, describeSecretHome, SECRETS_ENV, type SecretHome } from '../platform/secretHome.js';
 
 /**

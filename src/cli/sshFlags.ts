@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseSshHop, type SshOptions } from '../db/sshOptions.js';
-import { keyPassphraseProblem } from '../db/sshTunnel.js';
+import { parseSshHop, type SshOptions } from '../db/reach/sshOptions.js';
+import { keyPassphraseProblem } from '../db/reach/sshTunnel.js';
 import { UsageError } from './usageError.js';
 
 /** The options that put a server connection behind an SSH tunnel. */

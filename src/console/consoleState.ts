@@ -1,10 +1,10 @@
 import type { ActivityLog } from '../activity/activityLog.js';
 import { type AppClock, DAY_MS } from '../core/clock.js';
-import { withoutPassword } from '../db/savedConnections.js';
+import { withoutPassword } from '../db/connections/savedConnections.js';
 import type { ConsentDialogs } from '../runtime/consentDialogs.js';
 import type { Lockouts } from '../auth/lockouts.js';
 import { type TokenStore, withoutSecrets } from '../auth/tokenStore.js';
-import type { ConnectionCatalog } from '../db/connectionCatalog.js';
+import type { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import type { PairingService } from '../runtime/pairingService.js';
 
 

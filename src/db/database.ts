@@ -1,16 +1,17 @@
 import { RawJson } from '../protocol/rawJson.js';
-import { ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
+import { type Engine, ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
+import type { BrowseRequest } from '../sql/browseSql.js';
+
+export type { Engine };
 
 /** What every engine's driver offers the capabilities. Identifiers arrive unquoted; drivers quote them. */
-
-export type Engine = 'sqlite' | 'postgres' | 'mysql' | 'duckdb';
 
 export type Column = { name: string; type: string };
 
 /**
  * Rows as JSON text (an array of arrays), serialised where the query ran; `length` counts them. `lines`,
  * where the driver wrote them too, are the rows as the lines of the result's text (capabilities/
- * resultText.ts, one `rowText` of db/valueText.js per row, joined by line breaks), JSON-escaped: the
+ * resultText.ts, one `rowText` of db/results/valueText.js per row, joined by line breaks), JSON-escaped: the
  * inside of a JSON string, spliced into the response as it stands.
  */
 export class JsonRows extends RawJson {
@@ -38,7 +39,7 @@ export type ResultSet<R extends Rows = unknown[][]> = {
   cellsCut?: number;
   /** Columns an answer left out, with their values, past its byte budget (`truncatedBy: 'max_bytes'`). */
   columnsLeftOut?: number;
-  /** JSON values returned as their text (db/jsonText.js). */
+  /** JSON values returned as their text (db/results/jsonText.js). */
   valuesAsText?: number;
   /** Rows a write changed; 0 for a read. */
   rowsAffected: number;
@@ -49,7 +50,7 @@ export type ReadOptions = {
   maxRows: number;
   /**
    * Bytes of the rows' JSON at most (`RESULTS.defaultBytes` in core/contract.js when absent); with
-   * `rowsAs: 'json'`, bytes of the answer: columns, and rows as JSON and as text (db/resultBudget.js).
+   * `rowsAs: 'json'`, bytes of the answer: columns, and rows as JSON and as text (db/results/resultBudget.js).
    */
   maxBytes?: number;
   timeoutMs: number;
@@ -104,33 +105,6 @@ export type TableDescription = TableSummary & {
 };
 
 export type RowCount = { count: number; exact: boolean };
-
-export type Filter = { column: string; op: FilterOp; value?: unknown };
-export const filterOps = [
-  '=',
-  '!=',
-  '<',
-  '<=',
-  '>',
-  '>=',
-  'like',
-  'not_like',
-  'in',
-  'is_null',
-  'is_not_null',
-] as const;
-export type FilterOp = (typeof filterOps)[number];
-export type Sort = { column: string; direction: 'asc' | 'desc' };
-
-export type BrowseRequest = {
-  schema: string;
-  table: string;
-  columns?: string[];
-  filters: Filter[];
-  orderBy: Sort[];
-  limit: number;
-  offset: number;
-};
 
 export interface Database {
   readonly engine: Engine;

@@ -1,5 +1,5 @@
 import type { Database } from './database.js';
-import { ToolError } from '../core/errors.js';
+import { DriverFailure } from './driverFailure.js';
 import { mysqlHealth } from './mysql/mysqlHealth.js';
 import { postgresHealth } from './postgres/postgresHealth.js';
 import { sqliteHealth } from './sqlite/sqliteHealth.js';
@@ -17,7 +17,7 @@ const HEALTH: Record<Exclude<Database['engine'], 'duckdb'>, EngineHealth> = {
 
 /** The engine's checks, each bounded to FINDINGS_PER_CHECK findings. */
 export async function databaseHealth(db: Database, signal: AbortSignal): Promise<HealthReport> {
-  if (db.engine === 'duckdb') throw new ToolError('unsupported', 'health checks are not available for DuckDB connections');
+  if (db.engine === 'duckdb') throw new DriverFailure('unsupported', 'health checks are not available for DuckDB connections');
   const results = await HEALTH[db.engine](db, signal);
   return {
     checks: results.map((r) => r.check),

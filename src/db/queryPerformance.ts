@@ -1,4 +1,4 @@
-import { ToolError } from '../core/errors.js';
+import { DriverFailure } from './driverFailure.js';
 import { type Database, ENGINE_NAMES } from './database.js';
 import { mysqlIndexAdvice, mysqlSlowQueries } from './mysql/mysqlQueryPerformance.js';
 import { postgresIndexAdvice, postgresSlowQueries } from './postgres/postgresQueryPerformance.js';
@@ -10,14 +10,14 @@ export { PERFORMANCE } from './performanceFindings.js';
 export function slowQueries(db: Database, options: SlowQueriesOptions): Promise<SlowQueries> {
   if (db.engine === 'postgres') return postgresSlowQueries(db, options);
   if (db.engine === 'mysql') return mysqlSlowQueries(db, options);
-  throw new ToolError('unsupported', `${ENGINE_NAMES[db.engine]} keeps no statement statistics`);
+  throw new DriverFailure('unsupported', `${ENGINE_NAMES[db.engine]} keeps no statement statistics`);
 }
 
 export function indexAdvice(db: Database, options: IndexAdviceOptions): Promise<IndexAdvice> {
   if (db.engine === 'postgres') return postgresIndexAdvice(db, options);
   if (db.engine === 'sqlite' && options.sql !== undefined) return sqliteIndexAdvice(db, { ...options, sql: options.sql });
   if (db.engine === 'mysql' && options.sql !== undefined) return mysqlIndexAdvice(db, { ...options, sql: options.sql });
-  throw new ToolError(
+  throw new DriverFailure(
     'unsupported',
     db.engine === 'duckdb'
       ? 'DuckDB answers scans from its column statistics; index_advice does not advise it'

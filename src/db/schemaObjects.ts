@@ -3,7 +3,8 @@ import { duckdbSchemaObjects } from './duckdb/duckdbSchemaObjects.js';
 import { mysqlSchemaObjects } from './mysql/mysqlSchemaObjects.js';
 import { postgresSchemaObjects } from './postgres/postgresSchemaObjects.js';
 import { sqliteSchemaObjects } from './sqlite/sqliteSchemaObjects.js';
-import { ToolError } from '../core/errors.js';
+import { DriverFailure } from './driverFailure.js';
+import type { TriggerTiming } from '../sql/createStatementParts.js';
 
 /**
  * Indexes, foreign keys, views, routines and triggers of any engine, in one shape: the types the
@@ -72,7 +73,7 @@ export type TriggerInfo = {
   schema: string;
   table: string;
   name: string;
-  timing: 'BEFORE' | 'AFTER' | 'INSTEAD OF';
+  timing: TriggerTiming;
   events: TriggerEvent[];
   /** The CREATE TRIGGER statement (on MySQL, the trigger's body). */
   definition: string;
@@ -107,7 +108,7 @@ const QUERIES: Record<Engine, SchemaObjectQueries> = {
 
 async function tableOrFail(queries: SchemaObjectQueries, db: Database, schema: string, table: string, signal: AbortSignal) {
   const found = await queries.findTable(db, schema, table, signal);
-  if (found === undefined) throw new ToolError('not_found', `no table or view named "${table}" in schema "${schema}"; call list_tables`);
+  if (found === undefined) throw new DriverFailure('not_found', `no table or view named "${table}" in schema "${schema}"; call list_tables`);
   return found;
 }
 
@@ -135,7 +136,7 @@ export async function listViews(db: Database, schema: string | undefined, signal
 export async function viewDefinition(db: Database, schema: string | undefined, view: string, signal: AbortSignal): Promise<ViewDefinition> {
   const inSchema = schema ?? db.defaultSchema();
   const found = await QUERIES[db.engine].viewDefinition(db, inSchema, view, signal);
-  if (!found) throw new ToolError('not_found', `no view named "${view}" in schema "${inSchema}"; call list_views`);
+  if (!found) throw new DriverFailure('not_found', `no view named "${view}" in schema "${inSchema}"; call list_views`);
   return found;
 }
 

@@ -1,8 +1,7 @@
-import { browseSql, type SqlDialect } from './browseSql.js';
-import { CATALOG_BUDGET } from './resultBudget.js';
-import { ToolError } from '../core/errors.js';
+import { type BrowseRequest, browseSql, type SqlDialect } from '../sql/browseSql.js';
+import { CATALOG_BUDGET } from './results/resultBudget.js';
+import { DriverFailure } from './driverFailure.js';
 import {
-  type BrowseRequest,
   type Database,
   type Engine,
   ENGINE_NAMES,
@@ -21,7 +20,7 @@ import { DATABASES, RESULTS } from '../core/contract.js';
 export type StatementOptions = {
   params: unknown[];
   maxRows: number;
-  /** The rows' JSON size at most (the answer's, with `rowsAs: 'json'`), and the most one cell may take (see resultBudget.js). */
+  /** The rows' JSON size at most (the answer's, with `rowsAs: 'json'`), and the most one cell may take (see results/resultBudget.js). */
   maxBytes: number;
   cellBytes?: number;
   rowsAs?: 'values' | 'json';
@@ -92,7 +91,7 @@ export abstract class ServerDatabase implements Database {
 
   /** `EXPLAIN`; engines that can analyse a statement override it for `analyze`. */
   async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
-    if (options.analyze) throw new ToolError('unsupported', `explain_query cannot analyze on ${ENGINE_NAMES[this.engine]}`);
+    if (options.analyze) throw new DriverFailure('unsupported', `explain_query cannot analyze on ${ENGINE_NAMES[this.engine]}`);
     return this.plan(`EXPLAIN ${sql}`, options);
   }
 

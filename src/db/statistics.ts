@@ -1,5 +1,5 @@
 import type { Database } from './database.js';
-import { ToolError } from '../core/errors.js';
+import { DriverFailure } from './driverFailure.js';
 import { mysqlDatabaseStatistics, mysqlTableStatistics } from './mysql/mysqlStatistics.js';
 import { postgresDatabaseStatistics, postgresTableStatistics } from './postgres/postgresStatistics.js';
 import { sqliteDatabaseStatistics, sqliteTableStatistics } from './sqlite/sqliteStatistics.js';
@@ -69,7 +69,7 @@ const STATISTICS: Record<Exclude<Database['engine'], 'duckdb'>, EngineStatistics
 };
 
 function statisticsOf(db: Database): EngineStatistics {
-  if (db.engine === 'duckdb') throw new ToolError('unsupported', 'statistics are not available for DuckDB connections');
+  if (db.engine === 'duckdb') throw new DriverFailure('unsupported', 'statistics are not available for DuckDB connections');
   return STATISTICS[db.engine];
 }
 

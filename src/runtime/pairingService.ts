@@ -10,7 +10,7 @@ import type {
 import { type ChildDone, childOf, childrenOfKind, pairingCodeId, pairingRequestId, type Supervisor } from '../../machines/supervisor.js';
 import { PAIRING } from '../core/contract.js';
 import type { ActivityEntry } from '../activity/activityLog.js';
-import type { SavedConnection } from '../db/savedConnections.js';
+import type { SavedConnection } from '../db/connections/savedConnections.js';
 import type { AppClock } from '../core/clock.js';
 import { type PermissionLevel, permissionLevels } from '../auth/levels.js';
 import { checkGrant, expiryChoices, GrantError, unknownConnections } from '../auth/grant.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../../src/db/savedConnections.js';
+import { readConfig } from '../../src/db/connections/savedConnections.js';
 import { browserSuite, chromiumAvailable, screenshot } from '../helpers/browser.js';
 import { expectToolError } from '../helpers/rpcAssertions.js';
 import { callTool, mintToken } from '../helpers/testApp.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toResultSet } from '../../src/capabilities/resultSet.js';
 import { resultText } from '../../src/capabilities/resultText.js';
 import { RESULTS } from '../../src/core/contract.js';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { availableEngines, type EngineFixture, type HarnessEngine, startFixtureApp } from '../helpers/engines.js';
 import { callTool, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';

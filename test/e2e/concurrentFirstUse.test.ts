@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { callTool, startTestApp, type TestApp } from '../helpers/testApp.js';

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/connectionCatalog.js';
-import type { SavedConnection } from '../../src/db/savedConnections.js';
+import { openDatabase } from '../../src/db/connections/connectionCatalog.js';
+import type { SavedConnection } from '../../src/db/connections/savedConnections.js';
 import { runSluice } from '../helpers/cli.js';
 
 /**

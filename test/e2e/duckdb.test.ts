@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../src/core/errors.js';
+import { fromDriverError } from '../../src/capabilities/dbErrors.js';
 import { DuckdbDatabase } from '../../src/db/duckdb/duckdbDatabase.js';
-import { writeConfig, type SavedConnection } from '../../src/db/savedConnections.js';
+import { writeConfig, type SavedConnection } from '../../src/db/connections/savedConnections.js';
 import { systemClock } from '../../src/core/clock.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
@@ -297,7 +298,7 @@ describe('DuckDB deadlines and cancellation interrupt the statement', () => {
       await expect(running).rejects.toBe(reason);
       expect(performance.now() - started).toBeLessThan(3_000);
       const timedOut = db.read(SLOW_SQL, { maxRows: 10, timeoutMs: 300, signal: new AbortController().signal });
-      await expect(timedOut).rejects.toBeInstanceOf(ProtocolError);
+      await expect(timedOut.catch((error: unknown) => Promise.reject(fromDriverError(error)))).rejects.toBeInstanceOf(ProtocolError);
       expect((await db.read('SELECT 1', { maxRows: 1, timeoutMs: 5_000, signal: new AbortController().signal })).rows).toEqual([[1]]);
     } finally {
       await db.close();

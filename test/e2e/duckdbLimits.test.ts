@@ -5,9 +5,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { DATABASES } from '../../src/core/contract.js';
-import { openDatabase } from '../../src/db/connectionCatalog.js';
+import { openDatabase } from '../../src/db/connections/connectionCatalog.js';
 import { valuesOf, type Database } from '../../src/db/database.js';
-import type { SavedConnection } from '../../src/db/savedConnections.js';
+import type { SavedConnection } from '../../src/db/connections/savedConnections.js';
 
 /**
  * A DuckDB database runs inside Sluice's process: its memory and threads are capped when the instance

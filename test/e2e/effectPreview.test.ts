@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { previewEffect } from '../../src/capabilities/effectPreview.js';
 import { DATABASES } from '../../src/core/contract.js';
-import { parseServerUrl } from '../../src/db/connectionUrl.js';
+import { parseServerUrl } from '../../src/db/connections/connectionUrl.js';
 import type { Database, Engine } from '../../src/db/database.js';
 import { MysqlDatabase } from '../../src/db/mysql/mysqlDatabase.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgresDatabase.js';

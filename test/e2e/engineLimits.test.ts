@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { expectRpcError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import {
   callTool,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_FILE, type SavedConnection, writeConfig } from '../../src/db/savedConnections.js';
+import { CONFIG_FILE, type SavedConnection, writeConfig } from '../../src/db/connections/savedConnections.js';
 import { runSluice, SLUICE_BIN } from '../helpers/cli.js';
 import { expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, mintToken, type RawResponse, sendCancelled, startTestApp, type TestApp } from '../helpers/testApp.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXPORTS } from '../../src/core/contract.js';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { expectRpcError, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSERTS } from '../../src/core/contract.js';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
 import { availableEngines, createFixture, type EngineFixture, type HarnessEngine } from '../helpers/engines.js';
 import { expectRpcError, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';

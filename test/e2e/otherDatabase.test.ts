@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { DATABASES } from '../../src/core/contract.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
 import { availableEngines, createFixture, type EngineFixture, MYSQL_URL, POSTGRES_URL } from '../helpers/engines.js';

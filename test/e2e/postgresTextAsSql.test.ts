@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { expectToolError } from '../helpers/rpcAssertions.js';
 import { availableServers, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import type { HarnessEngine as Engine } from '../helpers/engines.js';
 import { BYPASS_CORPUS, type BypassShape } from '../helpers/bypassCorpus.js';
 import { ELICITATION_META, expectInputRequired } from '../helpers/consentRoundTrip.js';

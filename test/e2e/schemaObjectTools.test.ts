@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { SCHEMA_OBJECTS_MAX_ITEMS } from '../../src/db/schemaObjectReads.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
 import { availableEngines, createFixture, type EngineFixture, type HarnessEngine } from '../helpers/engines.js';

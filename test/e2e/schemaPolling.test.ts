@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionCatalog } from '../../src/db/connectionCatalog.js';
+import { ConnectionCatalog } from '../../src/db/connections/connectionCatalog.js';
 import type { Database } from '../../src/db/database.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS_FILE, TokenStore } from '../../src/auth/tokenStore.js';
-import { CONFIG_FILE } from '../../src/db/savedConnections.js';
+import { CONFIG_FILE } from '../../src/db/connections/savedConnections.js';
 import { bindingPath } from '../../src/platform/credentialStore.js';
 import { exited, runSluice, SLUICE_BIN, waitForHandshake } from '../helpers/cli.js';
 import { callTool } from '../helpers/testApp.js';

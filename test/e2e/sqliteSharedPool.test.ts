@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import BetterSqlite from 'better-sqlite3';
 import { SimulatedClock } from 'xstate';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionCatalog } from '../../src/db/connectionCatalog.js';
+import { ConnectionCatalog } from '../../src/db/connections/connectionCatalog.js';
 import { type Database, valuesOf } from '../../src/db/database.js';
-import { type SavedConnection, writeConfig } from '../../src/db/savedConnections.js';
+import { type SavedConnection, writeConfig } from '../../src/db/connections/savedConnections.js';
 import { SqliteProcessPool } from '../../src/db/sqlite/processPool.js';
 import { sqlitePoolSettings, type SqlitePoolSettings } from '../../src/db/sqlite/poolSettings.js';
 import { SqliteDatabase } from '../../src/db/sqlite/sqliteDatabase.js';
 import { DATABASES } from '../../src/core/contract.js';
 import { ErrorCode, ProtocolError } from '../../src/core/errors.js';
+import { fromDriverError } from '../../src/capabilities/dbErrors.js';
 import { busyQueryProcesses, fileOpenInQueryProcess, queryProcesses } from '../helpers/queryProcesses.js';
 import { callTool, mintToken, startTestApp } from '../helpers/testApp.js';
 
@@ -97,7 +98,7 @@ describe('the shared SQLite query pool', () => {
     const clock = new SimulatedClock();
     const shared = openPool({ processes: 2 }, clock);
     const [a, b] = [new SqliteDatabase(files[0]!, { pool: shared }), new SqliteDatabase(files[1]!, { pool: shared })];
-    const endless = a.read(ENDLESS, { maxRows: 1, timeoutMs: 60_000, signal: signal() }).catch((error: unknown) => error);
+    const endless = a.read(ENDLESS, { maxRows: 1, timeoutMs: 60_000, signal: signal() }).catch((error: unknown) => fromDriverError(error));
     await expect.poll(busyQueryProcesses, poll).toHaveLength(1);
     const [running] = busyQueryProcesses();
     expect(await valueOf(b)).toBe(1);

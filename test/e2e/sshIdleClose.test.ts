@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { descendants, sshdProblem, startSshd, type TestSshd } from '../helpers/sshServer.js';
 import { SteppingClock } from '../helpers/steppingClock.js';
 import { SSH } from '../../src/core/contract.js';
-import { openDatabase } from '../../src/db/connectionCatalog.js';
+import { openDatabase } from '../../src/db/connections/connectionCatalog.js';
 import type { Database } from '../../src/db/database.js';
 import { valuesOf } from '../../src/db/database.js';
-import type { SavedConnection } from '../../src/db/savedConnections.js';
+import type { SavedConnection } from '../../src/db/connections/savedConnections.js';
 import { availableServers, MYSQL_URL, POSTGRES_URL, type ServerEngine } from '../helpers/engines.js';
 
 /**

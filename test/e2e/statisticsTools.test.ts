@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';

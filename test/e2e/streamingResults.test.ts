@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, RESULTS } from '../../src/core/contract.js';
-import { ConnectionCatalog } from '../../src/db/connectionCatalog.js';
+import { ConnectionCatalog } from '../../src/db/connections/connectionCatalog.js';
 import { expectRpcError } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, mintToken, type RawResponse, sendCancelled, type TestApp } from '../helpers/testApp.js';
 import { availableServers, busySessions, createFixture, type EngineFixture, runningSleeps, type ServerEngine, startFixtureApp } from '../helpers/engines.js';

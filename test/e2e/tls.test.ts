@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/connectionCatalog.js';
+import { openDatabase } from '../../src/db/connections/connectionCatalog.js';
 import { valuesOf } from '../../src/db/database.js';
-import type { SavedConnection } from '../../src/db/savedConnections.js';
+import type { SavedConnection } from '../../src/db/connections/savedConnections.js';
 
 /**
  * TLS against the machine's PostgreSQL and MariaDB, switched on by scripts/testTls.sh (the test CA, a

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type { AppOptions } from '../../src/app/app.js';
-import { type SavedConnection, writeConfig } from '../../src/db/savedConnections.js';
+import { type SavedConnection, writeConfig } from '../../src/db/connections/savedConnections.js';
 import type { Engine } from '../../src/db/database.js';
 import { startTestApp, type TestApp } from './testApp.js';
 

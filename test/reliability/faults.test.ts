@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeConfig } from '../../src/db/savedConnections.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { TOKENS_FILE, TokenStore } from '../../src/auth/tokenStore.js';
 import type { HarnessEngine as Engine } from '../helpers/engines.js';
 import { expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';

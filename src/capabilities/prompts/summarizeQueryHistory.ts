@@ -1,5 +1,5 @@
 import { QUERY_HISTORY } from '../../core/contract.js';
-import type { HistoryEntry } from '../../db/queryHistory.js';
+import type { HistoryEntry } from '../../db/results/queryHistory.js';
 import { ENGINE_NAMES } from '../../db/database.js';
 import { useConnection } from '../connectionArgs.js';
 import { historyFilter } from '../historyFilter.js';

@@ -1,4 +1,4 @@
-import { type Filter, filterOps, type Sort } from '../../db/database.js';
+import { type Filter, filterOps, type Sort } from '../../sql/browseSql.js';
 import { ToolError } from '../../core/errors.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';

@@ -1,4 +1,4 @@
-import { classifyStatement } from '../../db/classify.js';
+import { classifyStatement } from '../../sql/classify.js';
 import { ToolError } from '../../core/errors.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { resultSetSchema } from '../resultSet.js';

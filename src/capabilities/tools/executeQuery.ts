@@ -1,5 +1,5 @@
 import { requireScopes } from '../../auth/access.js';
-import { classifyStatement } from '../../db/classify.js';
+import { classifyStatement } from '../../sql/classify.js';
 import { ToolError } from '../../core/errors.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { maxBytesProperty, resultSetSchema } from '../resultSet.js';

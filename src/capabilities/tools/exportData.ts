@@ -1,6 +1,6 @@
 import { EXPORTS, RESULTS } from '../../core/contract.js';
 import { ToolError } from '../../core/errors.js';
-import { classifyStatement } from '../../db/classify.js';
+import { classifyStatement } from '../../sql/classify.js';
 import type { PagedRead, PageReader } from '../../db/database.js';
 import { DriverFailure } from '../../db/driverFailure.js';
 import { onConnection, useConnection } from '../connectionArgs.js';

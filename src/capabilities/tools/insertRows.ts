@@ -1,8 +1,8 @@
 import { INSERTS, RESULTS } from '../../core/contract.js';
 import { ToolError } from '../../core/errors.js';
-import { classifyStatement } from '../../db/classify.js';
-import { insertSql } from '../../db/insertSql.js';
-import { SQL_DIALECTS } from '../../db/sqlDialects.js';
+import { classifyStatement } from '../../sql/classify.js';
+import { insertSql } from '../../sql/insertSql.js';
+import { SQL_DIALECTS } from '../../sql/dialects.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { runStatement } from '../runStatement.js';
 import { boundValues } from '../statementArgs.js';

@@ -21,7 +21,7 @@ export function mountExtras() {
   }
 }
 
-/** `[user@]host[:port]` (`[v6]:port` too), as `parseSshHop` in src/db/sshOptions.ts reads it. */
+/** `[user@]host[:port]` (`[v6]:port` too), as `parseSshHop` in src/db/reach/sshOptions.ts reads it. */
 function parseHop(text) {
   const match = /^(?:([^@\s]+)@)?(\[[^\]\s]+\]|[^:@\s[\]]+)(?::(\d{1,5}))?$/.exec(text.trim());
   if (!match) return undefined;

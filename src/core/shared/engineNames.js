@@ -3,3 +3,5 @@
 
 /** @type {{ sqlite: string, postgres: string, mysql: string, duckdb: string }} */
 export const ENGINE_NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB', duckdb: 'DuckDB' };
+
+/** An engine's key: `sqlite`, `postgres`, `mysql` or `duckdb`. @typedef {keyof typeof ENGINE_NAMES} Engine */

@@ -3,7 +3,7 @@ import type { RowCount, TableDescription, TableKind, TableSummary } from '../dat
 import { ServerDatabase } from '../serverDatabase.js';
 import type { DuckdbTarget } from './duckdbSessions.js';
 import type { AppClock } from '../../core/clock.js';
-import { SQL_DIALECTS } from '../sqlDialects.js';
+import { SQL_DIALECTS } from '../../sql/dialects.js';
 
 const dialect = SQL_DIALECTS.duckdb;
 const { quoteIdent } = dialect;

@@ -1,5 +1,5 @@
 import type { IndexInfo, RoutineInfo, SchemaObjectQueries } from '../schemaObjects.js';
-import { indexDefinitionParts, viewQuery } from '../createStatementParts.js';
+import { indexDefinitionParts, viewQuery } from '../../sql/createStatementParts.js';
 import { catalogResult } from '../catalogRead.js';
 import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../schemaObjectReads.js';
 

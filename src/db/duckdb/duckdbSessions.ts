@@ -10,14 +10,13 @@ import {
   JsonDuckDBValueConverter,
   ResultReturnType,
 } from '@duckdb/node-api';
-import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import type { Column, PagedRead, PageReader, ResultSet } from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
+import { DriverFailure, statementTimeout } from '../driverFailure.js';
 import { duckdbFailureKind } from '../failureKinds.js';
-import { blobHex, RowBudget } from '../resultBudget.js';
-import { RowPages } from '../rowPages.js';
+import { blobHex, RowBudget } from '../results/resultBudget.js';
+import { RowPages } from '../results/rowPages.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
-import { cancellable, toWireValue } from '../serverValues.js';
+import { cancellable, toWireValue } from '../results/serverValues.js';
 import type { AppClock } from '../../core/clock.js';
 import { DATABASES, EXPORTS } from '../../core/contract.js';
 
@@ -103,7 +102,7 @@ export class DuckdbSessions implements ServerSessions {
     try {
       (await connection.prepare(sql)).destroySync();
     } catch (error) {
-      throw new ToolError('invalid_argument', `the statement is not valid: ${(error as Error).message}`);
+      throw new DriverFailure('invalid_argument', `the statement is not valid: ${(error as Error).message}`);
     } finally {
       connection.closeSync();
     }
@@ -242,12 +241,9 @@ async function handPages(result: DuckDBResult, options: StatementOptions, step: 
 
 const columnsOf = (result: DuckDBResult): Column[] => result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
 
-const statementTimeout = () =>
-  new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
-
 /** DuckDB's message starts with its error type (`Catalog Error: …`), which is what the activity log keeps. */
 function failure(error: Error): Error {
-  if (error instanceof DriverFailure || error instanceof ToolError) return error;
+  if (error instanceof DriverFailure) return error;
   const type = /^([A-Za-z ]+) Error:/.exec(error.message)?.[1];
   return new DriverFailure(duckdbFailureKind(error.message), error.message, [], type);
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { EXPORTS } from '../../core/contract.js';
-import { SQL_DIALECTS } from '../sqlDialects.js';
+import { SQL_DIALECTS } from '../../sql/dialects.js';
 
 type ParquetType = 'BOOLEAN' | 'BIGINT' | 'DOUBLE' | 'VARCHAR';
 

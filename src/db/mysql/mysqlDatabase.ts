@@ -1,12 +1,12 @@
 import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows.js';
-import type { ServerAddress } from '../connectionUrl.js';
+import type { ServerAddress } from '../connections/connectionUrl.js';
 import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
 import { mysqlAnalyzer } from './mysqlQueryPerformance.js';
 import { ServerDatabase } from '../serverDatabase.js';
-import type { SshTunnel } from '../sshTunnel.js';
-import { sessionsThrough } from '../tunneledSessions.js';
+import type { SshTunnel } from '../reach/sshTunnel.js';
+import { sessionsThrough } from '../reach/tunneledSessions.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
-import { SQL_DIALECTS } from '../sqlDialects.js';
+import { SQL_DIALECTS } from '../../sql/dialects.js';
 
 const dialect = SQL_DIALECTS.mysql;
 const { quoteIdent } = dialect;

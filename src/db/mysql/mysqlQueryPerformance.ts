@@ -1,4 +1,4 @@
-import { ToolError } from '../../core/errors.js';
+import { DriverFailure } from '../driverFailure.js';
 import { type Database, type Explanation, valuesOf } from '../database.js';
 import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../performanceFindings.js';
 import { ADVICE_READ, adviseScans, aliasedTable, type Scan } from '../scanAdvice.js';
@@ -18,7 +18,7 @@ export function mysqlAnalyzer(version: string): { prefix: string; actual(rows: u
     };
   }
   const [major = 0, minor = 0, patch = 0] = version.split(/[.-]/).map(Number);
-  if (major * 10_000 + minor * 100 + patch < 80_018) throw new ToolError('unsupported', 'EXPLAIN ANALYZE needs MySQL 8.0.18 or later');
+  if (major * 10_000 + minor * 100 + patch < 80_018) throw new DriverFailure('unsupported', 'EXPLAIN ANALYZE needs MySQL 8.0.18 or later');
   return {
     prefix: 'EXPLAIN ANALYZE',
     // The top node's "(actual time=first..last rows=N loops=L)": its last row came at `last` ms.

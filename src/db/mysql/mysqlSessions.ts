@@ -1,20 +1,18 @@
 import type { Socket } from 'node:net';
 import mysql from 'mysql2';
-import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
-import { redact } from '../redact.js';
-import type { ServerAddress } from '../connectionUrl.js';
+import type { ServerAddress } from '../connections/connectionUrl.js';
 import type { Column, PagedRead, PageReader, ResultSet } from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
+import { DriverFailure, statementTimeout } from '../driverFailure.js';
 import { MYSQL_CONNECTION_LOST, mysqlFailureKind } from '../failureKinds.js';
-import { jsonValue } from '../jsonText.js';
+import { jsonValue } from '../results/jsonText.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
-import { RowBudget } from '../resultBudget.js';
-import { RowPages } from '../rowPages.js';
-import { cancellable, wireValues } from '../serverValues.js';
+import { RowBudget } from '../results/resultBudget.js';
+import { RowPages } from '../results/rowPages.js';
+import { cancellable, wireValues } from '../results/serverValues.js';
 import { DATABASES, EXPORTS } from '../../core/contract.js';
 import type { AppClock } from '../../core/clock.js';
-import { mysqlSsl } from '../tlsSettings.js';
-import { type Handover, SessionOwners, sessionOwner } from '../sessionOwner.js';
+import { mysqlSsl } from '../reach/tlsSettings.js';
+import { type Handover, SessionOwners, sessionOwner } from '../connections/sessionOwner.js';
 
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
 const ENGINE_TIMEOUTS = new Set([1969, 3024]);
@@ -71,7 +69,7 @@ export class MysqlSessions implements ServerSessions {
       // The server may never read a file from this machine (LOAD DATA LOCAL INFILE).
       flags: ['-LOCAL_FILES'],
       charset: 'utf8mb4',
-      // JSON values come as text and are parsed in #collect, unless too long or too deep (db/jsonText.js).
+      // JSON values come as text and are parsed in #collect, unless too long or too deep (db/results/jsonText.js).
       jsonStrings: true,
     };
     this.#secrets = address.password ? [address.password] : [];
@@ -94,7 +92,7 @@ export class MysqlSessions implements ServerSessions {
             statement.close();
             resolve();
           } else if (error.errno === UNSUPPORTED_PREPARE) resolve();
-          else reject(error.errno === PARSE_ERROR ? new ToolError('invalid_argument', `the statement is not valid: ${redact(error.message, this.#secrets)}`) : this.#failure(error));
+          else reject(error.errno === PARSE_ERROR ? new DriverFailure('invalid_argument', `the statement is not valid: ${error.message}`, this.#secrets) : this.#failure(error));
         }),
       );
     } finally {
@@ -353,7 +351,7 @@ export class MysqlSessions implements ServerSessions {
   }
 
   #failure(error: MysqlError): Error {
-    if (error instanceof ProtocolError || error instanceof DriverFailure) return error;
+    if (error instanceof DriverFailure) return error;
     if (error.errno !== undefined && ENGINE_TIMEOUTS.has(error.errno)) return statementTimeout();
     const kind = mysqlFailureKind(error.errno, error.code);
     const engineCode = error.errno === undefined ? error.code : String(error.errno);
@@ -364,12 +362,8 @@ export class MysqlSessions implements ServerSessions {
   }
 }
 
-const statementTimeout = () =>
-  new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
-
 /** A JSON column: MySQL's JSON type, or MariaDB's JSON (a LONGTEXT) as its extended metadata says. */
 const isJson = (field: Field) => (field.columnType ?? field.type) === mysql.Types.JSON || field.extendedFormat === 'json';
-
 function column(field: Field): Column {
   return { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };
 }

@@ -1,4 +1,4 @@
-import { ToolError } from '../../core/errors.js';
+import { DriverFailure } from '../driverFailure.js';
 
 /** The real PostgreSQL parser (libpg-query, WebAssembly), loaded on first use. */
 export const parser = () => import('libpg-query');
@@ -12,6 +12,6 @@ export async function assertParses(sql: string): Promise<void> {
   try {
     await parse(sql);
   } catch (error) {
-    throw new ToolError('invalid_argument', `the statement is not valid: ${(error as Error).message}`);
+    throw new DriverFailure('invalid_argument', `the statement is not valid: ${(error as Error).message}`);
   }
 }

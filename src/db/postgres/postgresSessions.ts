@@ -1,27 +1,26 @@
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
-import { ErrorCode, ProtocolError } from '../../core/errors.js';
-import type { ServerAddress } from '../connectionUrl.js';
+import type { ServerAddress } from '../connections/connectionUrl.js';
 import type { Column, PagedRead, PageReader, ResultSet } from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
+import { DriverFailure, statementTimeout } from '../driverFailure.js';
 import { postgresFailureKind } from '../failureKinds.js';
 import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
-import { cancellable, int64, wireValues } from '../serverValues.js';
-import { tokenize } from '../sqlTokens.js';
-import { RowBudget } from '../resultBudget.js';
-import { jsonValue } from '../jsonText.js';
-import { RowPages } from '../rowPages.js';
+import { cancellable, int64, wireValues } from '../results/serverValues.js';
+import { tokenize } from '../../sql/tokens.js';
+import { RowBudget } from '../results/resultBudget.js';
+import { jsonValue } from '../results/jsonText.js';
+import { RowPages } from '../results/rowPages.js';
 import { assertParses } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
-import { postgresSsl } from '../tlsSettings.js';
+import { postgresSsl } from '../reach/tlsSettings.js';
 import { DATABASES, EXPORTS } from '../../core/contract.js';
-import { type Handover, SessionOwners, sessionOwner } from '../sessionOwner.js';
+import { type Handover, SessionOwners, sessionOwner } from '../connections/sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
 const RAW_TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1186, 1266]);
 const INT8 = 20;
-/** json, jsonb and their arrays: parsed unless too long or too deep (db/jsonText.js). */
+/** json, jsonb and their arrays: parsed unless too long or too deep (db/results/jsonText.js). */
 const JSON_TYPES = new Set([114, 3802, 199, 3807]);
 const TYPE_NAMES = new Map(Object.entries(pg.types.builtins).map(([name, oid]) => [oid, name.toLowerCase()]));
 const CURSOR_VERBS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
@@ -245,7 +244,7 @@ export class PostgresSessions implements ServerSessions {
   }
 
   #failure(error: PgError): Error {
-    if (error instanceof ProtocolError || error instanceof DriverFailure) return error;
+    if (error instanceof DriverFailure) return error;
     const { code = '' } = error;
     if (code === '57014' && /statement timeout/.test(error.message)) return statementTimeout();
     const kind = postgresFailureKind(code || undefined, error.message);
@@ -266,9 +265,6 @@ async function resetSession(client: pg.PoolClient): Promise<void> {
   await client.query('DISCARD ALL');
   await client.query({ text: 'SELECT setseed($1)', values: [randomInt(2 ** 47) / 2 ** 47] });
 }
-
-const statementTimeout = () =>
-  new ProtocolError(ErrorCode.RequestTimeout, 'The statement ran past its timeout and was stopped in the database');
 
 /** Columns and rows kept against `maxRows` and the byte budget, batch by batch. */
 class BudgetedRows {

@@ -1,13 +1,12 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';
 import { JsonRows, type PageReader, type ResultSet, type Rows } from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
+import { DriverFailure, statementTimeout } from '../driverFailure.js';
 import { sqliteFailureKind } from '../failureKinds.js';
 import { DATABASES } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import type { SqlitePoolSettings } from './poolSettings.js';
-import { sessionOwner } from '../sessionOwner.js';
+import { sessionOwner } from '../connections/sessionOwner.js';
 
 export type SqliteStatement = {
   /** `check` prepares the statement and runs nothing; `pages` is a read handed on a page at a time. */
@@ -54,8 +53,8 @@ function joinedRows(chunks: Chunk[], rowCount: number): JsonRows {
 }
 
 /** An error SQLite raised for a statement (`code` is SQLite's, or the query process's `not_read_only`). */
-function sqliteFailure(code: string, message: string): DriverFailure | ToolError {
-  if (code === 'does_not_prepare') return new ToolError('invalid_argument', `the statement is not valid: ${message}`);
+function sqliteFailure(code: string, message: string): DriverFailure {
+  if (code === 'does_not_prepare') return new DriverFailure('invalid_argument', `the statement is not valid: ${message}`);
   return new DriverFailure(sqliteFailureKind(code), message, [], code);
 }
 
@@ -356,12 +355,7 @@ export class SqliteProcessPool {
       };
       const timer = this.#clock.setTimeout(() => {
         settle(false);
-        reject(
-          new ProtocolError(
-            ErrorCode.RequestTimeout,
-            `The statement ran past its ${timeoutMs / 1000} s timeout`,
-          ),
-        );
+        reject(statementTimeout(`The statement ran past its ${timeoutMs / 1000} s timeout`));
       }, timeoutMs);
 
       if (signal.aborted) {

@@ -6,9 +6,9 @@ import { URL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { DATABASES } from '../../core/contract.js';
-import { blobHex, RowBudget } from '../resultBudget.js';
-import { RowPages } from '../rowPages.js';
-import { rowText } from '../valueText.js';
+import { blobHex, RowBudget } from '../results/resultBudget.js';
+import { RowPages } from '../results/rowPages.js';
+import { rowText } from '../results/valueText.js';
 
 const busyTimeoutMs = Number(process.argv[2]);
 const filesPerProcess = Number(process.argv[3]);
@@ -21,7 +21,7 @@ const SQLITE_HEAP_BYTES = DATABASES.sqliteHeapMb * 1024 * 1024;
 const connections = new Map();
 
 /**
- * The owner (a token's id, see sessionOwner.ts) whose write last ran on each open connection, by path. A
+ * The owner (a token's id, see db/connections/sessionOwner.ts) whose write last ran on each open connection, by path. A
  * write can leave temporary objects, pragma settings and `last_insert_rowid()` on its connection; reads
  * leave nothing (query_only, and only statements SQLite calls read-only). Another owner gets the file
  * reopened first.

@@ -1,8 +1,7 @@
 import { basename } from 'node:path';
-import { browseSql } from '../browseSql.js';
+import { type BrowseRequest, browseSql } from '../../sql/browseSql.js';
 import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
 import {
-  type BrowseRequest,
   type Database,
   type ExplainOptions,
   type Explanation,
@@ -17,13 +16,13 @@ import {
   type TableSummary,
   valuesOf,
 } from '../database.js';
-import { ToolError } from '../../core/errors.js';
-import { CATALOG_BUDGET } from '../resultBudget.js';
+import { DriverFailure } from '../driverFailure.js';
+import { CATALOG_BUDGET } from '../results/resultBudget.js';
 import { type SqliteFile, SqliteProcessPool } from './processPool.js';
 import { sqlitePoolSettings } from './poolSettings.js';
 import { DATABASES, EXPORTS, RESULTS } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
-import { SQL_DIALECTS } from '../sqlDialects.js';
+import { SQL_DIALECTS } from '../../sql/dialects.js';
 
 const dialect = SQL_DIALECTS.sqlite;
 const { quoteIdent } = dialect;
@@ -82,7 +81,7 @@ export class SqliteDatabase implements Database {
   }
 
   async listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]> {
-    if (schema !== undefined && !(await this.#hasSchema(schema, signal))) throw new ToolError('not_found', `no schema "${schema}"`);
+    if (schema !== undefined && !(await this.#hasSchema(schema, signal))) throw new DriverFailure('not_found', `no schema "${schema}"`);
     const schemas = schema === undefined ? await this.listSchemas(signal) : [schema];
     const tables: TableSummary[] = [];
     for (const s of schemas) {
@@ -183,7 +182,7 @@ export class SqliteDatabase implements Database {
 
   /** EXPLAIN QUERY PLAN; SQLite has no EXPLAIN ANALYZE, so `analyze` is unsupported. */
   async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
-    if (options.analyze) throw new ToolError('unsupported', 'SQLite has no EXPLAIN ANALYZE; time the statement with execute_query');
+    if (options.analyze) throw new DriverFailure('unsupported', 'SQLite has no EXPLAIN ANALYZE; time the statement with execute_query');
     const request = { mode: 'read' as const, sql: `EXPLAIN QUERY PLAN ${sql}`, params: options.params, ...CATALOG_BUDGET, maxRows: 10_000 };
     const result = await this.#file.run(request, options.signal, options.timeoutMs);
     return { ...result, rows: valuesOf(result.rows) };

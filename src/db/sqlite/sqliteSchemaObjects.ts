@@ -1,10 +1,10 @@
 import type { Database } from '../database.js';
 import type { IndexInfo, SchemaObjectQueries } from '../schemaObjects.js';
-import { indexDefinitionParts, triggerHeader, viewQuery } from '../createStatementParts.js';
+import { indexDefinitionParts, triggerHeader, viewQuery } from '../../sql/createStatementParts.js';
 import { catalogResult } from '../catalogRead.js';
 import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../schemaObjectReads.js';
-import { ToolError } from '../../core/errors.js';
-import { SQL_DIALECTS } from '../sqlDialects.js';
+import { DriverFailure } from '../driverFailure.js';
+import { SQL_DIALECTS } from '../../sql/dialects.js';
 
 /**
  * Indexes, foreign keys, views and triggers from the pragma table-valued functions and sqlite_schema.
@@ -17,7 +17,7 @@ const USER_TABLES = "t.type = 'table' AND t.name NOT LIKE 'sqlite\\_%' ESCAPE '\
 
 /** `schema`'s sqlite_schema, once the schema is known to be attached. */
 async function catalogOf(db: Database, schema: string, signal: AbortSignal): Promise<string> {
-  if (!(await db.listSchemas(signal)).includes(schema)) throw new ToolError('not_found', `no schema "${schema}"; call list_schemas`);
+  if (!(await db.listSchemas(signal)).includes(schema)) throw new DriverFailure('not_found', `no schema "${schema}"; call list_schemas`);
   return `${SQL_DIALECTS.sqlite.quoteIdent(schema)}.sqlite_schema`;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectRows, tokenRowSelection } from '../../../src/db/countQuery.js';
+import { selectRows, tokenRowSelection } from '../../../src/sql/countQuery.js';
 import { postgresRowSelection } from '../../../src/db/postgres/postgresRowSelection.js';
 
 /**

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
-import { ConnectionCatalog } from '../../../src/db/connectionCatalog.js';
-import type { SavedConnection } from '../../../src/db/savedConnections.js';
+import { ConnectionCatalog } from '../../../src/db/connections/connectionCatalog.js';
+import type { SavedConnection } from '../../../src/db/connections/savedConnections.js';
 
 /** An updated connection: new settings keep its driver; a new target closes it, and the next use opens the new one. */
 const dir = mkdtempSync(join(tmpdir(), 'sluice-catalog-update-'));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { updatedConnection, withAdded, withRemoved } from '../../../src/db/connectionEdits.js';
-import type { SavedConnection } from '../../../src/db/savedConnections.js';
+import { updatedConnection, withAdded, withRemoved } from '../../../src/db/connections/connectionEdits.js';
+import type { SavedConnection } from '../../../src/db/connections/savedConnections.js';
 
 const notes: SavedConnection = {
   id: 'notes',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { updatedConnection } from '../../../src/db/connectionEdits.js';
-import type { SavedConnection } from '../../../src/db/savedConnections.js';
+import { updatedConnection } from '../../../src/db/connections/connectionEdits.js';
+import type { SavedConnection } from '../../../src/db/connections/savedConnections.js';
 
 /** The console edits a URL as listed, its password masked as `***`: sending it back keeps the saved password. */
 const shop: SavedConnection = {

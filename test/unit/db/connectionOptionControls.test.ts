@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseServerUrl, type ServerAddress } from '../../../src/db/connectionUrl.js';
+import { parseServerUrl, type ServerAddress } from '../../../src/db/connections/connectionUrl.js';
 import { DriverFailure } from '../../../src/db/driverFailure.js';
 import { MysqlDatabase } from '../../../src/db/mysql/mysqlDatabase.js';
 import { PostgresDatabase } from '../../../src/db/postgres/postgresDatabase.js';
-import { sessionsThrough } from '../../../src/db/tunneledSessions.js';
+import { sessionsThrough } from '../../../src/db/reach/tunneledSessions.js';
 
 /**
  * The db layer's own guard (issue 27, finding 2): an address option holding a control character is

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConnection, withoutPassword } from '../../../src/db/savedConnections.js';
-import { displayUrl, parseServerUrl } from '../../../src/db/connectionUrl.js';
+import { ConfigError, parseConnection, withoutPassword } from '../../../src/db/connections/savedConnections.js';
+import { displayUrl, parseServerUrl } from '../../../src/db/connections/connectionUrl.js';
 
 describe('parseServerUrl', () => {
   it('reads PostgreSQL and MySQL URLs, with default ports and decoded credentials', () => {

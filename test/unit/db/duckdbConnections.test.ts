@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStatement } from '../../../src/db/classify.js';
-import { ConfigError, newConnection, parseConnection } from '../../../src/db/savedConnections.js';
+import { classifyStatement } from '../../../src/sql/classify.js';
+import { ConfigError, newConnection, parseConnection } from '../../../src/db/connections/savedConnections.js';
 import { ToolError } from '../../../src/core/errors.js';
+import { fromDriverError } from '../../../src/capabilities/dbErrors.js';
 import { duckdbTargetOf } from '../../../src/cli/duckdbTarget.js';
 
 /** DuckDB's classifier (PostgreSQL's lexer, DuckDB's verbs and refusals) and its saved connections. */
@@ -12,7 +13,7 @@ const refusal = (sql: string) => {
     classifyStatement(sql, 'duckdb');
     return undefined;
   } catch (error) {
-    return (error as ToolError).code;
+    return (fromDriverError(error) as ToolError).code;
   }
 };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RESULTS } from '../../../src/core/contract.js';
-import { JsonText, jsonValue } from '../../../src/db/jsonText.js';
-import { RowBudget } from '../../../src/db/resultBudget.js';
+import { JsonText, jsonValue } from '../../../src/db/results/jsonText.js';
+import { RowBudget } from '../../../src/db/results/resultBudget.js';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addHostKey, checkHostKey, fingerprint, hostField } from '../../../src/db/knownHosts.js';
+import { addHostKey, checkHostKey, fingerprint, hostField } from '../../../src/db/reach/knownHosts.js';
 
 /** An SSH wire-format public key: the type and the key bytes, each after its 32-bit length. */
 function wireKey(type: string, body: Buffer): Buffer {

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionCatalog, connectionOnDatabase } from '../../../src/db/connectionCatalog.js';
-import type { SavedConnection } from '../../../src/db/savedConnections.js';
+import { ConnectionCatalog, connectionOnDatabase } from '../../../src/db/connections/connectionCatalog.js';
+import type { SavedConnection } from '../../../src/db/connections/savedConnections.js';
 import { DATABASES } from '../../../src/core/contract.js';
 import { ToolError } from '../../../src/core/errors.js';
+import { fromDriverError } from '../../../src/capabilities/dbErrors.js';
 
 /** A call's `database`: which connection it means, and how many other databases' pools one connection keeps. */
 
@@ -26,8 +27,16 @@ describe('connectionOnDatabase', () => {
   });
 
   it('refuses another database of a SQLite file as not_found', () => {
-    expect(() => connectionOnDatabase(file, 'other.sqlite')).toThrow(ToolError);
-    expect(() => connectionOnDatabase(file, 'other.sqlite')).toThrow(/has one database, "bookshop.sqlite"/);
+    // As the client sees it: the db layer's failure through the one mapping to tool errors.
+    const onOther = () => {
+      try {
+        return connectionOnDatabase(file, 'other.sqlite');
+      } catch (error) {
+        throw fromDriverError(error);
+      }
+    };
+    expect(onOther).toThrow(ToolError);
+    expect(onOther).toThrow(/has one database, "bookshop.sqlite"/);
   });
 });
 

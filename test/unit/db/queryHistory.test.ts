@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QUERY_HISTORY } from '../../../src/core/contract.js';
-import { type HistoryEntry, QueryHistory } from '../../../src/db/queryHistory.js';
+import { type HistoryEntry, QueryHistory } from '../../../src/db/results/queryHistory.js';
 
 const entry = (sql: string, extra: Partial<HistoryEntry> = {}): HistoryEntry => ({
   sql,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { blobHex, cutValue, jsonLength, RowBudget, textLength } from '../../../src/db/resultBudget.js';
-import { valueText } from '../../../src/db/valueText.js';
+import { blobHex, cutValue, jsonLength, RowBudget, textLength } from '../../../src/db/results/resultBudget.js';
+import { valueText } from '../../../src/db/results/valueText.js';
 
 describe('jsonLength: the UTF-8 bytes of the JSON text a client receives', () => {
   it.each([['abc'], ['a"b\\c\n'], ['\u0001'], ['é🙂'], [12.5], [0], [-0], [9], [10], [-1234], [Number.MAX_SAFE_INTEGER], [1e21], [null], [true], [{ a: [1, 'x'] }]])('%j', (value) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RowPages } from '../../../src/db/rowPages.js';
+import { RowPages } from '../../../src/db/results/rowPages.js';
 
 /** The pages of a read written out as it is read (export_data, issue 27). */
 describe('RowPages', () => {

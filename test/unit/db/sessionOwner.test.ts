@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/database.js';
-import { SessionOwners, sessionOwner } from '../../../src/db/sessionOwner.js';
-import { SessionShares } from '../../../src/db/sessionShares.js';
+import { SessionOwners, sessionOwner } from '../../../src/db/connections/sessionOwner.js';
+import { SessionShares } from '../../../src/db/connections/sessionShares.js';
 
 /** A database that reports whom each call runs for, after an await as a driver's session would. */
 class OwnerDatabase {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/database.js';
-import { SessionShares } from '../../../src/db/sessionShares.js';
+import { SessionShares } from '../../../src/db/connections/sessionShares.js';
 
 /** A database whose reads finish when the test says so; like the real ones, it keeps private fields. */
 class HeldDatabase {

@@ -1,8 +1,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sshHostConfig } from '../../../src/db/sshConfig.js';
-import { parseSshHop } from '../../../src/db/sshOptions.js';
+import { sshHostConfig } from '../../../src/db/reach/sshConfig.js';
+import { parseSshHop } from '../../../src/db/reach/sshOptions.js';
 
 const CONFIG = `
 # company hosts

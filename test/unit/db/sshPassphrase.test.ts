@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIG_FILE, readConfig, type SavedConnection, withoutPassword, writeConfig } from '../../../src/db/savedConnections.js';
-import { parseSshOptions } from '../../../src/db/sshOptions.js';
-import { keyPassphraseProblem } from '../../../src/db/sshTunnel.js';
+import { CONFIG_FILE, readConfig, type SavedConnection, withoutPassword, writeConfig } from '../../../src/db/connections/savedConnections.js';
+import { parseSshOptions } from '../../../src/db/reach/sshOptions.js';
+import { keyPassphraseProblem } from '../../../src/db/reach/sshTunnel.js';
 import type { CredentialStore } from '../../../src/platform/credentialStore.js';
 import { chooseSecretHome, type SecretHome } from '../../../src/platform/secretHome.js';
 

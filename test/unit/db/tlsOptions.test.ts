@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkServerIdentity } from 'node:tls';
 import { describe, expect, it } from 'vitest';
-import { parseServerUrl } from '../../../src/db/connectionUrl.js';
+import { parseServerUrl } from '../../../src/db/connections/connectionUrl.js';
 import { DriverFailure } from '../../../src/db/driverFailure.js';
-import { mysqlSsl, postgresSsl, TlsSettingsError } from '../../../src/db/tlsSettings.js';
+import { mysqlSsl, postgresSsl, TlsSettingsError } from '../../../src/db/reach/tlsSettings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-tls-'));
 const files = { ca: join(dir, 'ca.pem'), cert: join(dir, 'client.pem'), key: join(dir, 'client-key.pem') };

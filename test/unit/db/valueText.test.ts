@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { needsQuotes, rowText, valueText } from '../../../src/db/valueText.js';
+import { needsQuotes, rowText, valueText } from '../../../src/db/results/valueText.js';
 
 /** The rule as a regular expression: the reference the fast check must agree with. */
 // eslint-disable-next-line no-control-regex

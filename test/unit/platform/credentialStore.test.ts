@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOKENS_FILE, TokenStore } from '../../../src/auth/tokenStore.js';
-import { CONFIG_FILE, readConfig, writeConfig, type SavedConnection } from '../../../src/db/savedConnections.js';
+import { CONFIG_FILE, readConfig, writeConfig, type SavedConnection } from '../../../src/db/connections/savedConnections.js';
 import { type CredentialStore, osStoreName } from '../../../src/platform/credentialStore.js';
 import { probeCredentialStore } from '../../../src/platform/credentialProbe.js';
 import { chooseSecretHome, describeSecretHome, type SecretHome } from '../../../src/platform/secretHome.js';

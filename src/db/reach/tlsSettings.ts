@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
-import { DriverFailure } from './driverFailure.js';
+import { DriverFailure } from '../driverFailure.js';
 
 /**
  * How a PostgreSQL or MySQL connection uses TLS, from libpq's URL parameters: `sslmode=disable`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexDefinitionParts, triggerHeader, viewQuery } from '../../../src/db/createStatementParts.js';
+import { indexDefinitionParts, triggerHeader, viewQuery } from '../../../src/sql/createStatementParts.js';
 
 /** The parts of CREATE statements read where a catalog keeps only the statement (SQLite, DuckDB). */
 

@@ -1,5 +1,5 @@
 import type { SqlDialect } from './browseSql.js';
-import type { Engine } from './database.js';
+import type { Engine } from '../core/shared/engineNames.js';
 
 const doubleQuoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const backQuoted = (name: string) => `\`${name.replaceAll('`', '``')}\``;

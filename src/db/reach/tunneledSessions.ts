@@ -1,8 +1,8 @@
-import { controlCharacterIn } from '../core/controlCharacters.js';
-import type { ServerAddress } from './connectionUrl.js';
-import type { PagedRead, PageReader, ResultSet } from './database.js';
-import { DriverFailure } from './driverFailure.js';
-import type { ServerSessions, StatementOptions } from './serverDatabase.js';
+import { controlCharacterIn } from '../../core/controlCharacters.js';
+import type { ServerAddress } from '../connections/connectionUrl.js';
+import type { PagedRead, PageReader, ResultSet } from '../database.js';
+import { DriverFailure } from '../driverFailure.js';
+import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import type { SshTunnel } from './sshTunnel.js';
 
 /**

@@ -1,11 +1,16 @@
-import type { Engine } from './database.js';
-import type { TriggerEvent, TriggerInfo } from './schemaObjects.js';
-import { type SpannedToken, tokenSpans } from './sqlTokens.js';
+import type { Engine } from '../core/shared/engineNames.js';
+import { type SpannedToken, tokenSpans } from './tokens.js';
 
 /** Parts of CREATE statements, for engines whose catalog keeps an index or a view only as its statement. */
 
 const isPunct = (token: SpannedToken | undefined, text: string) => token?.kind === 'punct' && token.text === text;
 const isWord = (token: SpannedToken | undefined, text: string) => token?.kind === 'word' && token.text === text;
+/** When a trigger fires, as its CREATE TRIGGER says. */
+export type TriggerTiming = 'BEFORE' | 'AFTER' | 'INSTEAD OF';
+
+/** The events a CREATE TRIGGER's header names that every engine has. */
+type HeaderEvent = 'INSERT' | 'UPDATE' | 'DELETE';
+
 const TRIGGER_TIMINGS = new Set(['BEFORE', 'AFTER']);
 const TRIGGER_EVENTS = new Set<string>(['INSERT', 'UPDATE', 'DELETE']);
 const withoutSemicolon = (text: string) => text.trim().replace(/;$/, '').trimEnd();
@@ -45,15 +50,15 @@ export function viewQuery(sql: string, engine: Engine): string {
 }
 
 /** A CREATE TRIGGER's timing (BEFORE when it names none, as SQLite reads it) and event, read past its name. */
-export function triggerHeader(sql: string, engine: Engine): Pick<TriggerInfo, 'timing' | 'events'> {
+export function triggerHeader(sql: string, engine: Engine): { timing: TriggerTiming; events: HeaderEvent[] } {
   const tokens = tokenSpans(sql, engine);
   let i = tokens.findIndex((t) => isWord(t, 'TRIGGER')) + 1;
   if (isWord(tokens[i], 'IF')) i += 3;
   i += isPunct(tokens[i + 1], '.') ? 3 : 1;
-  let timing: TriggerInfo['timing'] = 'BEFORE';
+  let timing: TriggerTiming = 'BEFORE';
   const word = tokens[i]?.text ?? '';
-  if (TRIGGER_TIMINGS.has(word)) [timing, i] = [word as TriggerInfo['timing'], i + 1];
+  if (TRIGGER_TIMINGS.has(word)) [timing, i] = [word as TriggerTiming, i + 1];
   else if (word === 'INSTEAD') [timing, i] = ['INSTEAD OF', i + 2];
   const event = tokens[i]?.text ?? '';
-  return { timing, events: TRIGGER_EVENTS.has(event) ? [event as TriggerEvent] : [] };
+  return { timing, events: TRIGGER_EVENTS.has(event) ? [event as HeaderEvent] : [] };
 }

@@ -1,6 +1,6 @@
 // JSON values a driver hands over as text (PostgreSQL json and jsonb, MySQL JSON). Plain JavaScript so
-// that db/resultBudget.js, which the SQLite query process loads too, can know them.
-import { RESULTS } from '../core/contract.js';
+// that db/results/resultBudget.js, which the SQLite query process loads too, can know them.
+import { RESULTS } from '../../core/contract.js';
 
 /**
  * A JSON value returned as its text, not as JSON: nested deeper than `RESULTS.jsonDepth` (JSON.stringify

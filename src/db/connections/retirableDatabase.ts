@@ -1,10 +1,10 @@
-import { ToolError } from '../core/errors.js';
-import type { Database } from './database.js';
+import { DriverFailure } from '../driverFailure.js';
+import type { Database } from '../database.js';
 
 /** A driver the catalog can take out of use while statements still run on it. */
 export type Retirable = {
   db: Database;
-  /** Stops what runs on it (each statement ends with `why`, as a tool error) and closes it. */
+  /** Stops what runs on it (each statement ends with `why`, as a `not_connected` failure) and closes it. */
   retire(why: string): Promise<void>;
   /** Closes it once nothing runs on it: unlike `retire`, it stops nothing. */
   release(): Promise<void>;
@@ -27,7 +27,7 @@ function withRetirement(arg: unknown, retirement: AbortSignal): unknown {
  */
 export function retirable(db: Database): Retirable {
   const retirement = new AbortController();
-  const ended = () => retirement.signal.reason as ToolError;
+  const ended = () => retirement.signal.reason as DriverFailure;
   let running = 0;
   let released: (() => void) | undefined;
   const settled = () => {
@@ -54,7 +54,7 @@ export function retirable(db: Database): Retirable {
   return {
     db: proxy,
     async retire(why) {
-      retirement.abort(new ToolError('not_connected', why));
+      retirement.abort(new DriverFailure('not_connected', why));
       await db.close();
     },
     async release() {

@@ -3,7 +3,7 @@
 // for an answer (`answer`: the rows also go out as the result's text, rowsAs 'json') counts all of it:
 // the columns' names and types, the header line, and each row twice, as JSON and as its line of text.
 import { Buffer } from 'node:buffer';
-import { RESULTS } from '../core/contract.js';
+import { RESULTS } from '../../core/contract.js';
 import { needsQuotes, valueText } from './valueText.js';
 import { JsonText } from './jsonText.js';
 
@@ -34,7 +34,7 @@ export function jsonLength(value) {
 }
 
 /**
- * The UTF-8 length of `value` in the answer's text (db/valueText.js) once that text is a JSON string.
+ * The UTF-8 length of `value` in the answer's text (db/results/valueText.js) once that text is a JSON string.
  * A number, boolean or null reads as its JSON (null and NaN as `NULL`, four bytes as `null`); a string
  * that needs no quotes escapes as its JSON does.
  * @param {unknown} value

@@ -1,5 +1,5 @@
 import { ConfigError, newConnection, type SavedConnection } from './savedConnections.js';
-import type { SshOptions } from './sshOptions.js';
+import type { SshOptions } from '../reach/sshOptions.js';
 
 /** What `connections update` may change; absent fields keep their value. */
 export type ConnectionChanges = {

@@ -2,10 +2,10 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type SavedConnection } from './savedConnections.js';
 import { openDatabase } from './connectionCatalog.js';
-import { KNOWN_HOSTS_FILE } from './knownHosts.js';
-import { valuesOf } from './database.js';
-import { systemClock } from '../core/clock.js';
-import { DATABASES } from '../core/contract.js';
+import { KNOWN_HOSTS_FILE } from '../reach/knownHosts.js';
+import { valuesOf } from '../database.js';
+import { systemClock } from '../../core/clock.js';
+import { DATABASES } from '../../core/contract.js';
 
 /** `tls`: the TLS protocol of a PostgreSQL or MySQL session (`TLS 1.3`) or `no TLS`; absent for files. */
 export type ProbeResult = { version: string; tls?: string; ms: number };

@@ -1,21 +1,21 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { hasUrl, type SavedConnection } from './savedConnections.js';
-import { ToolError } from '../core/errors.js';
+import { DriverFailure } from '../driverFailure.js';
 import { ChangeFeed } from './changeFeed.js';
 import { parseServerUrl } from './connectionUrl.js';
-import type { Database } from './database.js';
-import { DuckdbDatabase } from './duckdb/duckdbDatabase.js';
-import { MysqlDatabase } from './mysql/mysqlDatabase.js';
-import { PostgresDatabase } from './postgres/postgresDatabase.js';
+import type { Database } from '../database.js';
+import { DuckdbDatabase } from '../duckdb/duckdbDatabase.js';
+import { MysqlDatabase } from '../mysql/mysqlDatabase.js';
+import { PostgresDatabase } from '../postgres/postgresDatabase.js';
 import { retirable, type Retirable } from './retirableDatabase.js';
 import { SessionShares } from './sessionShares.js';
-import { SqliteDatabase } from './sqlite/sqliteDatabase.js';
-import { SqliteProcessPool } from './sqlite/processPool.js';
-import { sqlitePoolSettings } from './sqlite/poolSettings.js';
-import { SshTunnel } from './sshTunnel.js';
-import { type AppClock, systemClock } from '../core/clock.js';
-import { DATABASES } from '../core/contract.js';
+import { SqliteDatabase } from '../sqlite/sqliteDatabase.js';
+import { SqliteProcessPool } from '../sqlite/processPool.js';
+import { sqlitePoolSettings } from '../sqlite/poolSettings.js';
+import { SshTunnel } from '../reach/sshTunnel.js';
+import { type AppClock, systemClock } from '../../core/clock.js';
+import { DATABASES } from '../../core/contract.js';
 
 /** The saved connections and their drivers, each opened on first use. */
 export class ConnectionCatalog {
@@ -146,7 +146,7 @@ export function connectionOnDatabase(connection: SavedConnection, database: stri
   if (database === undefined) return connection;
   if (!hasUrl(connection)) {
     if (database === ownDatabaseName(connection)) return connection;
-    throw new ToolError('not_found', `connection "${connection.id}" has one database, "${ownDatabaseName(connection)}"; leave database out`);
+    throw new DriverFailure('not_found', `connection "${connection.id}" has one database, "${ownDatabaseName(connection)}"; leave database out`);
   }
   if (database === parseServerUrl(connection.url)?.database) return connection;
   const url = new URL(connection.url);
@@ -176,20 +176,20 @@ function whereItPoints(connection: SavedConnection): string {
 export function openDatabase(connection: SavedConnection, clock: AppClock = systemClock, knownHostsFile?: string, sqlite?: SqliteProcessPool): Database {
   if (connection.engine === 'sqlite') {
     if (!existsSync(connection.path)) {
-      throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
+      throw new DriverFailure('not_connected', `the database file of connection "${connection.id}" is missing`);
     }
     return new SqliteDatabase(connection.path, sqlite ? { pool: sqlite } : { clock });
   }
   if (connection.engine === 'duckdb') {
     if (connection.path !== ':memory:' && !existsSync(connection.path)) {
-      throw new ToolError('not_connected', `the database file of connection "${connection.id}" is missing`);
+      throw new DriverFailure('not_connected', `the database file of connection "${connection.id}" is missing`);
     }
     return new DuckdbDatabase({ path: connection.path, filesDir: connection.filesDir }, clock);
   }
   const address = parseServerUrl(connection.url);
-  if (!address) throw new ToolError('not_connected', `connection "${connection.id}" has no usable URL`);
+  if (!address) throw new DriverFailure('not_connected', `connection "${connection.id}" has no usable URL`);
   const hostKeys = connection.ssh && (connection.ssh.knownHostsFile ?? knownHostsFile);
-  if (connection.ssh && !hostKeys) throw new ToolError('not_connected', `connection "${connection.id}" has no known-hosts file to check its SSH host key in`);
+  if (connection.ssh && !hostKeys) throw new DriverFailure('not_connected', `connection "${connection.id}" has no known-hosts file to check its SSH host key in`);
   const tunnel =
     connection.ssh &&
     new SshTunnel({

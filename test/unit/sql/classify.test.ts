@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyStatement } from '../../../src/db/classify.js';
+import { classifyStatement } from '../../../src/sql/classify.js';
 import type { HarnessEngine as Engine } from '../../helpers/engines.js';
-import { splitStatements, tokenize, UnreadableSql } from '../../../src/db/sqlTokens.js';
+import { splitStatements, tokenize, UnreadableSql } from '../../../src/sql/tokens.js';
 import { ToolError } from '../../../src/core/errors.js';
+import { fromDriverError } from '../../../src/capabilities/dbErrors.js';
+import { SqlRefusal } from '../../../src/sql/sqlRefusal.js';
 import { BYPASS_CORPUS } from '../../helpers/bypassCorpus.js';
 
 const ENGINES: Engine[] = ['sqlite', 'postgres', 'mysql'];
@@ -13,7 +15,7 @@ const refusalOn = (engine: Engine) => (sql: string) => {
   try {
     classifyStatement(sql, engine);
   } catch (error) {
-    if (error instanceof ToolError) return error.code;
+    if (error instanceof SqlRefusal) return error.kind;
     throw error;
   }
   return undefined;
@@ -526,7 +528,8 @@ describe('properties', () => {
         try {
           classifyStatement(parts.join(''), engine);
         } catch (error) {
-          expect(error).toBeInstanceOf(ToolError);
+          expect(error).toBeInstanceOf(SqlRefusal);
+          expect(fromDriverError(error)).toBeInstanceOf(ToolError);
         }
       }),
       { numRuns: 2000 },

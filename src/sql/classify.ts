@@ -1,6 +1,6 @@
-import { ToolError } from '../core/errors.js';
-import type { Engine } from './database.js';
-import { type SqlToken, splitStatements, tokenize, UnreadableSql } from './sqlTokens.js';
+import { SqlRefusal } from './sqlRefusal.js';
+import type { Engine } from '../core/shared/engineNames.js';
+import { type SqlToken, splitStatements, tokenize, UnreadableSql } from './tokens.js';
 
 export type StatementKind = 'read' | 'write' | 'ddl' | 'destructive';
 
@@ -385,19 +385,19 @@ function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement
     calls(tokens, DENIED_FUNCTIONS[engine]) ||
     (engine === 'postgres' && untrustedRoutine(tokens))
   ) {
-    throw new ToolError(
+    throw new SqlRefusal(
       'denied',
       'statements that reach the file system, run server-side code or reach other servers are refused',
     );
   }
   if (leadsWith(tokens, TRANSACTION_CONTROL)) {
-    throw new ToolError(
+    throw new SqlRefusal(
       'unsupported',
       'transaction control is managed by Sluice: send one statement per call',
     );
   }
   if (leadsWith(tokens, SESSION_STATEMENTS[engine]) || calls(tokens, SESSION_FUNCTIONS[engine])) {
-    throw new ToolError(
+    throw new SqlRefusal(
       'unsupported',
       'session state is managed by Sluice: send one self-contained statement per call',
     );
@@ -455,10 +455,10 @@ export function classifyStatement(sql: string, engine: Engine): ClassifiedStatem
     statements = splitStatements(tokenize(sql, engine));
   } catch (error) {
     if (error instanceof UnreadableSql)
-      throw new ToolError('invalid_argument', `the SQL cannot be read: ${error.message}`);
+      throw new SqlRefusal('invalid_argument', `the SQL cannot be read: ${error.message}`);
     throw error;
   }
-  if (statements.length === 0) throw new ToolError('invalid_argument', 'the SQL is empty');
-  if (statements.length > 1) throw new ToolError('invalid_argument', 'send exactly one statement per call');
+  if (statements.length === 0) throw new SqlRefusal('invalid_argument', 'the SQL is empty');
+  if (statements.length > 1) throw new SqlRefusal('invalid_argument', 'send exactly one statement per call');
   return classifyTokens(statements[0] as SqlToken[], engine);
 }

@@ -1,5 +1,5 @@
-import type { Engine } from './database.js';
-import { parseTlsSettings, type TlsSettings } from './tlsSettings.js';
+import type { Engine } from '../database.js';
+import { parseTlsSettings, type TlsSettings } from '../reach/tlsSettings.js';
 
 const SCHEMES: Record<string, Exclude<Engine, 'sqlite' | 'duckdb'>> = {
   'postgres:': 'postgres',

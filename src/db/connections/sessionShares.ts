@@ -1,4 +1,4 @@
-import type { Database } from './database.js';
+import type { Database } from '../database.js';
 import { runAs } from './sessionOwner.js';
 
 /** The methods of a Database that take a session of its pool while they run. */

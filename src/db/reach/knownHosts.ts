@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../core/atomicFile.js';
+import { writeFileAtomic } from '../../core/atomicFile.js';
 
 /** The SSH host keys Sluice accepted, in the support directory, in OpenSSH's `known_hosts` format. */
 export const KNOWN_HOSTS_FILE = 'known_hosts';

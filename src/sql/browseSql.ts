@@ -1,4 +1,29 @@
-import type { BrowseRequest, Filter } from './database.js';
+export type Filter = { column: string; op: FilterOp; value?: unknown };
+export const filterOps = [
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'like',
+  'not_like',
+  'in',
+  'is_null',
+  'is_not_null',
+] as const;
+export type FilterOp = (typeof filterOps)[number];
+export type Sort = { column: string; direction: 'asc' | 'desc' };
+
+export type BrowseRequest = {
+  schema: string;
+  table: string;
+  columns?: string[];
+  filters: Filter[];
+  orderBy: Sort[];
+  limit: number;
+  offset: number;
+};
 
 export type SqlDialect = {
   quoteIdent(name: string): string;

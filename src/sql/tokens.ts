@@ -1,4 +1,4 @@
-import type { Engine } from './database.js';
+import type { Engine } from '../core/shared/engineNames.js';
 
 /**
  * A small SQL lexer, one dialect per engine, that understands what can hide a keyword or a semicolon:

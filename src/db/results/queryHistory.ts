@@ -1,5 +1,5 @@
-import { QUERY_HISTORY } from '../core/contract.js';
-import type { StatementKind } from './classify.js';
+import { QUERY_HISTORY } from '../../core/contract.js';
+import type { StatementKind } from '../../sql/classify.js';
 
 /** The values a history read may filter on. */
 export const HISTORY_KINDS = ['read', 'write', 'ddl', 'destructive'] as const satisfies readonly StatementKind[];

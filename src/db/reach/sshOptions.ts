@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { isPlainObject } from '../protocol/jsonrpc.js';
+import { isPlainObject } from '../../protocol/jsonrpc.js';
 
 /**
  * The SSH tunnel of a server connection, as saved. `host` may be a `~/.ssh/config` alias; `jump` is

@@ -1,5 +1,5 @@
-import type { Engine } from './database.js';
-import { splitStatements, type SpannedToken, type SqlToken, tokenize, tokenSpans } from './sqlTokens.js';
+import type { Engine } from '../core/shared/engineNames.js';
+import { splitStatements, type SpannedToken, type SqlToken, tokenize, tokenSpans } from './tokens.js';
 
 /**
  * The rows an UPDATE or DELETE would change, as a read of its own table and condition:

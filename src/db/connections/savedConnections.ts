@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { displayUrl, parseServerUrl, type ServerAddress } from './connectionUrl.js';
-import { TlsSettingsError } from './tlsSettings.js';
-import { parseSshOptions, type SshOptions } from './sshOptions.js';
-import { isPlainObject } from '../protocol/jsonrpc.js';
-import { writeFileAtomic } from '../core/atomicFile.js';
-import { SECRETS_IN_FILES, type SecretHome, secretAccount, settleSecrets } from '../platform/secretHome.js';
+import { TlsSettingsError } from '../reach/tlsSettings.js';
+import { parseSshOptions, type SshOptions } from '../reach/sshOptions.js';
+import { isPlainObject } from '../../protocol/jsonrpc.js';
+import { writeFileAtomic } from '../../core/atomicFile.js';
+import { SECRETS_IN_FILES, type SecretHome, secretAccount, settleSecrets } from '../../platform/secretHome.js';
 
 const externalAccessLevels = ['blocked', 'readOnly', 'readWrite'] as const;
 const aiPolicies = ['never', 'askEachTime', 'always'] as const;
