@@ -7,24 +7,19 @@ import { DATABASES } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import type { SqlitePoolSettings } from './poolSettings.js';
 import { sessionOwner } from '../sessionOwner.js';
+import {
+  closeFile,
+  DOES_NOT_PREPARE,
+  isRowsChunk,
+  NOT_READ_ONLY,
+  type PoolMessage,
+  type ProcessMessage,
+  processArgv,
+  type StatementRequest,
+} from './queryProcessMessages.js';
 
-export type SqliteStatement = {
-  /** `check` prepares the statement and runs nothing. */
-  mode: 'read' | 'write' | 'check';
-  sql: string;
-  params: unknown[];
-  maxRows: number;
-  maxBytes: number;
-  cellBytes?: number;
-  rowsAs?: 'values' | 'json';
-};
-
-/** Every reply says how much memory its process holds (`rss`, bytes), so a grown one can be replaced. */
-type Reply =
-  | ({ id: number; ok: true; rss: number } & Omit<ResultSet, 'rows'> & ({ rows: unknown[][] } | { rowsJson: string; linesJson: string; rowCount: number }))
-  | { id: number; ok: false; rss: number; error: { code: string; message: string } }
-  /** Rows sent ahead of the reply, as JSON and as escaped text lines (see queryProcess.js). */
-  | { id: number; rowsChunk: string; linesChunk: string };
+/** A statement as a connection hands it to the pool: the pool adds its id, file, owner and timeout. */
+export type SqliteStatement = Omit<StatementRequest, 'id' | 'path' | 'owner' | 'timeoutMs'>;
 
 /** Rows sent in one message: a JSON array, and the same rows' escaped text lines. */
 type Chunk = { json: string; lines: string };
@@ -52,8 +47,8 @@ const UNREACHABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_C
 
 /** An error SQLite raised for a statement (`code` is SQLite's, or the query process's `not_read_only`). */
 function sqliteFailure(code: string, message: string): DriverFailure | ToolError {
-  if (code === 'does_not_prepare') return new ToolError('invalid_argument', `the statement is not valid: ${message}`);
-  const kind = code === 'not_read_only' ? 'not_read_only' : UNREACHABLE_CODES.has(code) ? 'not_connected' : 'query_failed';
+  if (code === DOES_NOT_PREPARE) return new ToolError('invalid_argument', `the statement is not valid: ${message}`);
+  const kind = code === NOT_READ_ONLY ? 'not_read_only' : UNREACHABLE_CODES.has(code) ? 'not_connected' : 'query_failed';
   return new DriverFailure(kind, message, [], code);
 }
 
@@ -135,7 +130,8 @@ export class SqliteProcessPool {
   }
 
   #spawn(): ChildProcess {
-    const child = fork(QUERY_PROCESS, [String(DATABASES.sqliteBusyTimeoutMs), String(this.#settings.filesPerProcess)], {
+    const argv = processArgv({ busyTimeoutMs: DATABASES.sqliteBusyTimeoutMs, filesPerProcess: this.#settings.filesPerProcess });
+    const child = fork(QUERY_PROCESS, argv, {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       execArgv: [`--max-old-space-size=${DATABASES.sqliteHeapMb}`],
@@ -168,7 +164,7 @@ export class SqliteProcessPool {
     this.#paths.delete(handle.path);
     // A busy process reads this after its statement: messages are handled in order.
     for (const child of [...this.#idle, ...this.#busy]) {
-      if (child.connected) child.send({ close: handle.path }, () => undefined);
+      if (child.connected) child.send(closeFile(handle.path) satisfies PoolMessage, () => undefined);
     }
   }
 
@@ -292,9 +288,9 @@ export class SqliteProcessPool {
         this.#settled(child, handle, keep, rss);
       };
       const chunks: Chunk[] = [];
-      const onMessage = (reply: Reply) => {
+      const onMessage = (reply: ProcessMessage) => {
         if (reply.id !== id) return;
-        if ('rowsChunk' in reply) {
+        if (isRowsChunk(reply)) {
           chunks.push({ json: reply.rowsChunk, lines: reply.linesChunk });
           return;
         }
@@ -343,7 +339,7 @@ export class SqliteProcessPool {
       child.on('message', onMessage);
       child.once('error', onError);
       child.once('exit', onExit);
-      child.send({ id, timeoutMs, path: handle.path, owner, ...request });
+      child.send({ id, timeoutMs, path: handle.path, owner, ...request } satisfies PoolMessage);
     });
   }
 }
