@@ -80,6 +80,10 @@ type PostState = {
 };
 
 type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>;
+/** One POST as its steps see it. */
+type Post = { req: IncomingMessage; res: ServerResponse; deps: McpEndpointDeps; headers: Record<string, string>; state: PostState };
+/** A request past authentication and the era checks: who asks, what, in which era. */
+type Call = { principal: Principal; message: RequestMessage; era: RequestEra };
 /** How a result is framed for the request's era, and the `_meta` its handler reads. */
 type Framing = { meta: RequestMeta; finish: (result: Record<string, unknown>) => Record<string, unknown> };
 
@@ -105,9 +109,9 @@ export async function handleMcpPost(
   };
   res.once('close', onClose);
   try {
-    await answerMessage(req, res, deps, headers, state);
+    await answerMessage({ req, res, deps, headers, state });
   } catch (error) {
-    if (!res.destroyed) answerFailure(req, res, deps, headers, state, error);
+    if (!res.destroyed) answerFailure({ req, res, deps, headers, state }, error);
   } finally {
     state.release();
     res.off('close', onClose);
@@ -117,7 +121,8 @@ export async function handleMcpPost(
 }
 
 /** The steps in order: each may answer and end the request, or throw for `answerFailure`. */
-async function answerMessage(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, headers: Record<string, string>, state: PostState): Promise<void> {
+async function answerMessage(post: Post): Promise<void> {
+  const { req, res, deps, headers, state } = post;
   if (!deps.enabled()) throw new ProtocolError(ErrorCode.ServerDisabled, 'The MCP server is switched off in Sluice');
   const { principal, message } = await authenticatedMessage(req, deps, state);
   if (message.kind === 'notification') {
@@ -136,8 +141,9 @@ async function answerMessage(req: IncomingMessage, res: ServerResponse, deps: Mc
     return;
   }
   state.release = await deps.limits.admit(principal.id);
-  const framing = eraFraming(req, res, deps, headers, principal, message, era, state.trace);
-  if (framing) await dispatch(res, deps, headers, principal, message, era, framing, state);
+  const call: Call = { principal, message, era };
+  const framing = eraFraming(post, call);
+  if (framing) await dispatch(post, call, framing);
 }
 
 /**
@@ -185,16 +191,7 @@ function checkedEra(req: IncomingMessage, message: RequestMessage, trace: Reques
 }
 
 /** How the era frames the result; undefined once a legacy `initialize` was answered here. */
-function eraFraming(
-  req: IncomingMessage,
-  res: ServerResponse,
-  deps: McpEndpointDeps,
-  headers: Record<string, string>,
-  principal: Principal,
-  message: RequestMessage,
-  era: RequestEra,
-  trace: RequestTrace,
-): Framing | undefined {
+function eraFraming({ req, res, deps, headers, state: { trace } }: Post, { principal, message, era }: Call): Framing | undefined {
   if (era.era === 'modern') return { meta: era, finish: (result) => finishModernResult(message.method, message.params, result) };
   if (message.method === 'initialize') {
     initialize(res, headers, deps.sessions, principal, message);
@@ -208,16 +205,7 @@ function eraFraming(
 }
 
 /** The method table's handler, run as an actor under the request's deadline; its result answers. */
-async function dispatch(
-  res: ServerResponse,
-  deps: McpEndpointDeps,
-  headers: Record<string, string>,
-  principal: Principal,
-  message: RequestMessage,
-  era: RequestEra,
-  { meta, finish }: Framing,
-  state: PostState,
-): Promise<void> {
+async function dispatch({ res, deps, headers, state }: Post, { principal, message, era }: Call, { meta, finish }: Framing): Promise<void> {
   const spec = deps.methods[message.method];
   if (!spec || (spec.era !== 'both' && spec.era !== era.era)) throw methodNotFound(message.method);
   requireScopes(principal, spec.scopes);
@@ -240,7 +228,7 @@ async function dispatch(
 }
 
 /** The error as the request's answer, logged when it is a refusal no one else logs. */
-function answerFailure(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, headers: Record<string, string>, state: PostState, error: unknown): void {
+function answerFailure({ req, res, deps, headers, state }: Post, error: unknown): void {
   const { trace, principal, stream } = state;
   const reply = errorResponse(trace.id, error);
   trace.status = reply.status;
