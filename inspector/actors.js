@@ -27,12 +27,14 @@ export const actors = new Map();
  * @property {object} refs
  */
 
+/** A new actor's card and record, from the frame that started it (or its first transition). @returns {Actor} */
 export function addActor(frame) {
   const id = String(frame.actorId);
   const machine = String(frame.machine ?? id.split(':')[0]);
   const existing = actors.get(id);
   if (existing) removeActor(existing);
-  const actor = {
+  // `el` and `refs` come with its card (createCard, below).
+  const actor = /** @type {Actor} */ ({
     id,
     machine,
     parentId: frame.parentId ?? null,
@@ -40,7 +42,7 @@ export function addActor(frame) {
     state: frame.state === undefined || frame.state === null ? '' : typeof frame.state === 'object' ? topState(frame.state) : String(frame.state),
     status: 'active',
     at: Number.isFinite(frame.at) ? frame.at : appNow(),
-  };
+  });
   notePrincipal(actor.principal);
   rememberPrincipal(id, actor.principal?.id ?? '');
   const section = ensureMachine(machine);

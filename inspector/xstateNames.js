@@ -7,7 +7,7 @@ export function delayLabel(delay) {
   if (ms < 1000) return `after ${ms} ms`;
   const parts = [];
   let rest = Math.round(ms / 1000);
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['min', 60], ['s', 1]]) {
+  for (const [unit, size] of /** @type {[string, number][]} */ ([['d', 86_400], ['h', 3_600], ['min', 60], ['s', 1]])) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)} ${unit}`);
       rest %= size;

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { redact } from '../db/redact.js';
 import { chainWriter, GENESIS, rowHash, sha256 } from './activityChain.js';
 import { tally, type TokenUsage, type UsageRow } from './tokenUsage.js';
+import { CLOSE, newProgress, PROGRESS, type ProgressSlot, type WriterData, type WriterMessage } from './writerProgress.js';
 
 export const ACTIVITY_FILE = 'activity.sqlite';
 
@@ -76,8 +77,6 @@ export type ActivityVerifyResult = { ok: true; rows: number } | { ok: false; bro
 
 /** How long a read waits for the writer thread to commit what was recorded before it. */
 const WRITER_WAIT_MS = 30_000;
-/** The `#progress` slot the writer thread sets to 1 when it gives up (see activityWriter.js). */
-const GAVE_UP = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS activity (
@@ -133,7 +132,7 @@ export class ActivityLog {
   #pending: PendingRow[] = [];
   /** Batches handed to the writer thread; `#progress` is what it has done (see activityWriter.js). */
   #posted = 0;
-  readonly #progress = new Int32Array(new SharedArrayBuffer(12));
+  readonly #progress = newProgress();
   #writer: { worker: Worker; failures: MessagePort } | undefined;
   /** Set once the writer thread is gone: rows are then written on this thread. */
   #writeHere: ((rows: PendingRow[]) => void) | undefined;
@@ -198,7 +197,7 @@ export class ActivityLog {
    */
   flush(): void {
     this.#handOver();
-    if (this.#writer && !this.#awaitWriter(0, this.#posted)) {
+    if (this.#writer && !this.#awaitWriter(PROGRESS.handled, this.#posted)) {
       this.#abandonWriter('the writer thread stopped answering');
     }
     const failure = (this.#writer && receiveMessageOnPort(this.#writer.failures)?.message) ?? this.#failure;
@@ -207,10 +206,10 @@ export class ActivityLog {
   }
 
   /** Blocks until the writer has set `#progress[slot]` to at least `value`; false if it gave up or timed out. */
-  #awaitWriter(slot: number, value: number): boolean {
+  #awaitWriter(slot: ProgressSlot, value: number): boolean {
     const deadline = performance.now() + WRITER_WAIT_MS;
     for (let seen = Atomics.load(this.#progress, slot); seen < value; seen = Atomics.load(this.#progress, slot)) {
-      if (Atomics.load(this.#progress, GAVE_UP) === 1 || performance.now() > deadline) return false;
+      if (Atomics.load(this.#progress, PROGRESS.gaveUp) === 1 || performance.now() > deadline) return false;
       Atomics.wait(this.#progress, slot, seen, 100);
     }
     return true;
@@ -220,7 +219,7 @@ export class ActivityLog {
     if (this.#pending.length === 0 || !this.#db.open) return;
     const rows = this.#pending;
     this.#pending = [];
-    if (this.#writer && Atomics.load(this.#progress, GAVE_UP) === 1) this.#abandonWriter('the writer thread gave up');
+    if (this.#writer && Atomics.load(this.#progress, PROGRESS.gaveUp) === 1) this.#abandonWriter('the writer thread gave up');
     if (this.#writeHere) {
       try {
         this.#writeHere(rows);
@@ -230,14 +229,15 @@ export class ActivityLog {
       return;
     }
     this.#posted += 1;
-    this.#startedWriter().worker.postMessage({ batch: this.#posted, rows });
+    const message: WriterMessage = { batch: this.#posted, rows };
+    this.#startedWriter().worker.postMessage(message);
   }
 
   #startedWriter(): { worker: Worker; failures: MessagePort } {
     if (this.#writer) return this.#writer;
     const { port1: failures, port2: writerSide } = new MessageChannel();
     const worker = new Worker(new URL('./activityWriter.js', import.meta.url), {
-      workerData: { path: this.#path, progress: this.#progress, failures: writerSide },
+      workerData: { path: this.#path, progress: this.#progress, failures: writerSide } satisfies WriterData,
       transferList: [writerSide],
     });
     worker.on('error', () => {});
@@ -260,7 +260,7 @@ export class ActivityLog {
     const reported = receiveMessageOnPort(writer.failures)?.message as unknown;
     writer.failures.close();
     void writer.worker.terminate();
-    const lost = this.#posted - Atomics.load(this.#progress, 0);
+    const lost = this.#posted - Atomics.load(this.#progress, PROGRESS.handled);
     const reasons = [
       ...(reported === undefined ? [] : [String(reported)]),
       ...(lost > 0 ? [`${why}; ${lost} turn(s) of rows were not written`] : []),
@@ -346,8 +346,8 @@ export class ActivityLog {
       const writer = this.#writer;
       this.#writer = undefined;
       if (writer) {
-        writer.worker.postMessage('close');
-        if (!this.#awaitWriter(1, 1)) void writer.worker.terminate();
+        writer.worker.postMessage(CLOSE);
+        if (!this.#awaitWriter(PROGRESS.closed, 1)) void writer.worker.terminate();
         writer.failures.close();
       }
       this.#db.close();

@@ -3,14 +3,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { chainWriter } from './activityChain.js';
+import { CLOSE, PROGRESS } from './writerProgress.js';
 
-/**
- * `progress`: [the last batch handled, 1 once the connection is closed, 1 once this writer gave up].
- * @type {{ path: string, progress: Int32Array, failures: import('node:worker_threads').MessagePort }}
- */
+/** @type {import('./writerProgress.js').WriterData} */
 const { path, progress, failures } = workerData;
 
-/** @param {number} slot @param {number} value */
+/** @param {import('./writerProgress.js').ProgressSlot} slot @param {number} value */
 function signal(slot, value) {
   Atomics.store(progress, slot, value);
   Atomics.notify(progress, slot);
@@ -22,10 +20,10 @@ const messageOf = (error) => (error instanceof Error ? error.message : String(er
 /** Gives up at once: the log writes on its own thread from now on, and its next read reports why. */
 function giveUp(/** @type {unknown} */ error) {
   failures.postMessage(`the writer thread could not open the log: ${messageOf(error)}`);
-  signal(2, 1);
+  signal(PROGRESS.gaveUp, 1);
   // Wake a read waiting for a batch or for the close: neither will come.
-  Atomics.notify(progress, 0);
-  Atomics.notify(progress, 1);
+  Atomics.notify(progress, PROGRESS.handled);
+  Atomics.notify(progress, PROGRESS.closed);
   parentPort?.close();
 }
 
@@ -34,11 +32,11 @@ function giveUp(/** @type {unknown} */ error) {
  * @param {(rows: Record<string, unknown>[]) => void} write
  */
 function serve(db, write) {
-  parentPort?.on('message', (/** @type {{ batch: number, rows: Record<string, unknown>[] } | 'close'} */ message) => {
-    if (message === 'close') {
+  parentPort?.on('message', (/** @type {import('./writerProgress.js').WriterMessage} */ message) => {
+    if (message === CLOSE) {
       db.close();
       parentPort?.close();
-      signal(1, 1);
+      signal(PROGRESS.closed, 1);
       return;
     }
     try {
@@ -46,7 +44,7 @@ function serve(db, write) {
     } catch (error) {
       failures.postMessage(messageOf(error));
     }
-    signal(0, message.batch);
+    signal(PROGRESS.handled, message.batch);
   });
 }
 

@@ -3,7 +3,7 @@ import { canUseConnection, forbidden } from '../auth/access.js';
 import type { Database, TableDescription } from '../db/database.js';
 import { controlCharacterIn } from '../core/controlCharacters.js';
 import { ToolError } from '../core/errors.js';
-import type { ObjectSchema, Schema } from './schema.js';
+import type { Schema } from './schema.js';
 import type { CallContext } from './types.js';
 
 export const connectionIdProperty = {
@@ -41,7 +41,10 @@ export const tableProperty = {
  * The arguments of a tool that works on one connection: `connection_id` and `database`, then its own
  * `properties`; `required` names those it needs besides `connection_id`. Unknown arguments are refused.
  */
-export function onConnection(properties: Record<string, Schema>, required: readonly string[] = []): ObjectSchema {
+export function onConnection<const P extends Record<string, Schema>, const R extends keyof P & string = never>(
+  properties: P,
+  required: readonly R[] = [],
+): ConnectionSchema<P, R> {
   return {
     type: 'object',
     properties: { connection_id: connectionIdProperty, database: databaseProperty, ...properties },
@@ -49,6 +52,14 @@ export function onConnection(properties: Record<string, Schema>, required: reado
     additionalProperties: false,
   };
 }
+
+/** The schema `onConnection` builds, its properties' own types kept so that a tool's arguments follow from it. */
+export type ConnectionSchema<P extends Record<string, Schema>, R extends string> = {
+  type: 'object';
+  properties: { connection_id: typeof connectionIdProperty; database: typeof databaseProperty } & P;
+  required: readonly ('connection_id' | R)[];
+  additionalProperties: false;
+};
 
 /** The connections this principal may see, in saved order. */
 export function visibleConnections(ctx: CallContext): SavedConnection[] {

@@ -38,7 +38,7 @@ function requireString(params: Params, field: string): string {
  * once. The result's shape is in docs/catalogue.md and in each result's `structuredContent`, checked
  * against the tool's full output schema by the tests.
  */
-export function toolDeclaration(tool: Tool<never>) {
+export function toolDeclaration(tool: Tool) {
   let declaration = declarations.get(tool);
   if (!declaration) {
     declaration = {
@@ -56,7 +56,7 @@ export function toolDeclaration(tool: Tool<never>) {
 }
 
 /** Each tool's declaration, made on the first `tools/list` (tools never change once registered). */
-const declarations = new WeakMap<Tool<never>, Record<string, unknown>>();
+const declarations = new WeakMap<Tool, Record<string, unknown>>();
 
 /** Arguments every connection tool shares, explained once in the server's instructions. */
 const SHARED_ARGUMENTS = new Set(['connection_id', 'database', 'schema', 'table']);
@@ -169,7 +169,7 @@ export function createMethodTable(
         if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
           throw invalidParams('params.arguments must be an object');
         }
-        const args = validateArguments<Record<string, unknown>>(tool.inputSchema, params.arguments);
+        const args = validateArguments(tool.inputSchema, params.arguments);
         await ctx.consent.checkRoundTrip();
         const started = performance.now();
         const record = (outcome: ActivityOutcome, extra: { rows?: number; error?: string } = {}) =>
@@ -183,7 +183,7 @@ export function createMethodTable(
             ...extra,
           });
         try {
-          const structured = await tool.run(args as never, ctx);
+          const structured = await tool.run(args, ctx);
           record('success', typeof structured.row_count === 'number' ? { rows: structured.row_count } : {});
           return toolResult(structured);
         } catch (error) {

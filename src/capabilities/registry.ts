@@ -70,7 +70,7 @@ export const builtinCapabilities: CapabilityModules = {
     exportData,
     insertRows,
     confirmDestructiveOperation,
-  ] as Tool<never>[],
+  ],
   resources: [
     connectionsResource,
     schemaResource,
@@ -94,7 +94,7 @@ export const builtinCapabilities: CapabilityModules = {
 };
 
 export class CapabilityRegistry {
-  readonly tools = new Map<string, Tool<never>>();
+  readonly tools = new Map<string, Tool>();
   readonly prompts = new Map<string, Prompt>();
   readonly resources: ResourceFamily[] = [];
 
@@ -107,7 +107,7 @@ export class CapabilityRegistry {
   }
 
   /** The tools a principal may call: `tools:read` plus each tool's own scopes. */
-  toolsFor(principal: Principal): Tool<never>[] {
+  toolsFor(principal: Principal): Tool[] {
     if (!principal.scopes.has('tools:read')) return [];
     return [...this.tools.values()].filter((t) => t.scopes.every((s) => principal.scopes.has(s)));
   }

@@ -84,7 +84,36 @@ function checkObject(schema: ObjectSchema, value: unknown, path: string): void {
 }
 
 /** Validates `value` against an object schema; every failure is `-32602` naming the offending path. */
-export function validateArguments<T>(schema: ObjectSchema, value: unknown): T {
+export function validateArguments<S extends ObjectSchema>(schema: S, value: unknown): FromSchema<S> {
   checkObject(schema, value ?? {}, 'arguments');
-  return (value ?? {}) as T;
+  return (value ?? {}) as FromSchema<S>;
 }
+
+/** The value a schema admits, as a TypeScript type: what `validateArguments` lets through. */
+export type FromSchema<S> = S extends { type: 'string'; enum: readonly (infer E)[] }
+  ? E
+  : S extends { type: 'string' }
+    ? string
+    : S extends { type: 'integer' | 'number' }
+      ? number
+      : S extends { type: 'boolean' }
+        ? boolean
+        : S extends { type: 'array'; items: infer I }
+          ? FromSchema<I>[]
+          : S extends ObjectSchema
+            ? FromObjectSchema<S>
+            : unknown;
+
+type RequiredNames<S extends ObjectSchema> = S['required'] extends readonly (infer R)[] ? R & keyof S['properties'] : never;
+
+/**
+ * An object schema's value: its required properties, the others optional, and (unless
+ * `additionalProperties: false`) any other name. Flattened so that hovers show the fields.
+ */
+type FromObjectSchema<S extends ObjectSchema> = Flat<
+  { [K in RequiredNames<S>]: FromSchema<S['properties'][K]> } & {
+    [K in Exclude<keyof S['properties'], RequiredNames<S>>]?: FromSchema<S['properties'][K]>;
+  } & (S extends { additionalProperties: false } ? unknown : Record<string, unknown>)
+>;
+
+type Flat<T> = { [K in keyof T]: T[K] };

@@ -3,7 +3,7 @@ import type { Principal, Scope } from '../auth/principal.js';
 import type { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import type { QueryHistory } from '../db/results/queryHistory.js';
 import type { Consent } from './consent.js';
-import type { ObjectSchema } from './schema.js';
+import type { FromSchema, ObjectSchema } from './schema.js';
 
 /** What a capability handler gets for one request. */
 export type CallContext = {
@@ -27,19 +27,26 @@ export type ToolAnnotations = {
   openWorldHint?: boolean;
 };
 
-export type Tool<Args = Record<string, unknown>> = {
+/**
+ * A tool, its arguments typed by its input schema (`FromSchema`): `run` gets what `validateArguments`
+ * let through. Declare one with `defineTool`, which keeps the schema's own type.
+ */
+export type Tool<S extends ObjectSchema = ObjectSchema> = {
   name: string;
   title: string;
   description: string;
-  inputSchema: ObjectSchema;
+  inputSchema: S;
   outputSchema: ObjectSchema;
   annotations: ToolAnnotations;
   /** Scopes the tool needs besides `tools:read`; a call without them is `-33007`. */
   scopes: Scope[];
   /** Client capabilities the tool cannot work without; a call without them is `-32021`. */
   requiredClientCapabilities?: string[];
-  run(args: Args, ctx: CallContext): Promise<Record<string, unknown>>;
+  run(args: FromSchema<S>, ctx: CallContext): Promise<Record<string, unknown>>;
 };
+
+/** A tool, its input schema's type inferred from the literal so that `run`'s `args` follow from it. */
+export const defineTool = <const S extends ObjectSchema>(tool: Tool<S>): Tool<S> => tool;
 
 export type ResourceEntry = {
   uri: string;
@@ -80,7 +87,7 @@ export type Prompt = {
 };
 
 export type CapabilityModules = {
-  tools: Tool<never>[];
+  tools: Tool[];
   resources: ResourceFamily[];
   prompts: Prompt[];
 };

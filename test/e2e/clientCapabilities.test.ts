@@ -6,7 +6,7 @@ import { callTool, mcp, modernMeta, startTestApp, type TestApp } from '../helper
 
 /** Contract, "Request envelope" (clientCapabilities, trace context) and the -32021 row of "Errors". */
 
-const needsElicitation: Tool<Record<string, never>> = {
+const needsElicitation: Tool = {
   name: 'needs_elicitation',
   title: 'Needs elicitation',
   description: 'A fixture that cannot work unless the client declares elicitation.',
@@ -20,7 +20,7 @@ const needsElicitation: Tool<Record<string, never>> = {
   },
 };
 
-const needsTwo: Tool<Record<string, never>> = {
+const needsTwo: Tool = {
   ...needsElicitation,
   name: 'needs_two',
   description: 'A fixture that needs both elicitation and sampling.',

@@ -7,7 +7,7 @@ import { callTool, MODERN, mcp, startTestApp, type TestApp } from '../helpers/te
 /** Contract, "Required headers (modern era)": any missing, malformed or disagreeing header gives -32020. */
 
 /** A tool whose arguments nest objects, so that `Mcp-Param-<field>` has to descend to find a field. */
-const nestedEcho: Tool<Record<string, unknown>> = {
+const nestedEcho: Tool = {
   name: 'nested_echo',
   title: 'Echo nested arguments',
   description: 'Returns its arguments; a fixture for the header mirror tests.',

@@ -7,7 +7,7 @@ import { callTool, sseFrames, startTestApp, type TestApp } from '../helpers/test
 /** Contract, "Progress streaming". */
 
 /** A tool that reports 0.5, 0.5 (not advancing), 0.2 (going back) and 0.9: only 0.5 and 0.9 may be sent. */
-const wobblyProgress: Tool<Record<string, never>> = {
+const wobblyProgress: Tool = {
   name: 'wobbly_progress',
   title: 'Report wobbly progress',
   description: 'A fixture that reports progress that does not always advance.',
@@ -25,7 +25,7 @@ const wobblyProgress: Tool<Record<string, never>> = {
 };
 
 /** A tool that reports progress and then fails as a tool (isError). */
-const failingAfterProgress: Tool<Record<string, never>> = {
+const failingAfterProgress: Tool = {
   name: 'failing_after_progress',
   title: 'Fail after progress',
   description: 'A fixture that reports progress, then throws a tool error.',

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimulatedClock } from 'xstate';
 import type { AppOptions } from '../../src/app/app.js';
 import type { PermissionLevel } from '../../src/auth/levels.js';
-import type { CapabilityModules, Tool } from '../../src/capabilities/types.js';
+import { type CapabilityModules, defineTool } from '../../src/capabilities/types.js';
 import { ErrorCode, ProtocolError, ToolError } from '../../src/core/errors.js';
 import { mirroredHeaders, modernMeta, parseJson, sseFrames, startTestApp, type TestApp } from './testApp.js';
 
@@ -113,7 +113,7 @@ export function heldTool(name = 'hold_until_told'): HeldTool {
     return found;
   };
 
-  const tool: Tool<{ key: string; progress?: boolean }> = {
+  const tool = defineTool({
     name,
     title: 'Hold until told',
     description: 'Test fixture: holds each call until the test ends it or the request is aborted.',
@@ -156,10 +156,10 @@ export function heldTool(name = 'hold_until_told'): HeldTool {
         for (const wake of waiters.get(key) ?? []) wake();
         waiters.delete(key);
       }),
-  };
+  });
 
   return {
-    module: { tools: [tool as Tool<never>], resources: [], prompts: [] },
+    module: { tools: [tool], resources: [], prompts: [] },
     name,
     // A request still running when the turn of the event loop its handler started in ends is an actor.
     started: (key) =>

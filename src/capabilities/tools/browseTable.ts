@@ -1,24 +1,11 @@
-import { type Filter, filterOps, type Sort } from '../../sql/browseSql.js';
+import { type Filter, filterOps } from '../../sql/browseSql.js';
 import { ToolError } from '../../core/errors.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { maxBytesProperty, resultSetSchema, toResultSet } from '../resultSet.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
-
-type Args = {
-  connection_id: string;
-  database?: string;
-  table: string;
-  schema?: string;
-  columns?: string[];
-  filters?: Filter[];
-  order_by?: Sort[];
-  limit?: number;
-  max_bytes?: number;
-  offset?: number;
-};
 
 const VALUELESS_OPS = new Set(['is_null', 'is_not_null']);
 
@@ -42,7 +29,7 @@ function checkFilter(filter: Filter): void {
   }
 }
 
-export const browseTable: Tool<Args> = {
+export const browseTable = defineTool({
   name: 'browse_table',
   title: 'Browse a table',
   description:
@@ -128,4 +115,4 @@ export const browseTable: Tool<Args> = {
       });
     return toResultSet(result, 'read', performance.now() - started);
   },
-};
+});

@@ -4,12 +4,10 @@ import { onConnection, useConnection } from '../connectionArgs.js';
 import { resultSetSchema } from '../resultSet.js';
 import { runStatement } from '../runStatement.js';
 import { sqlProperty } from '../statementArgs.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
-type Args = { connection_id: string; database?: string; sql: string };
-
-export const confirmDestructiveOperation: Tool<Args> = {
+export const confirmDestructiveOperation = defineTool({
   name: 'confirm_destructive_operation',
   title: 'Run a destructive statement',
   description:
@@ -36,4 +34,4 @@ export const confirmDestructiveOperation: Tool<Args> = {
       timeoutMs: RESULTS.defaultTimeoutSeconds * 1_000,
     });
   },
-};
+});

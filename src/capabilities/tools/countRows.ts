@@ -1,11 +1,9 @@
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string; table: string; schema?: string; exact?: boolean };
-
-export const countRows: Tool<Args> = {
+export const countRows = defineTool({
   name: 'count_rows',
   title: 'Count rows',
   description: 'Counts a table’s or view’s rows; exact: false (the default) may use the engine’s fast estimate.',
@@ -36,4 +34,4 @@ export const countRows: Tool<Args> = {
       });
     return { schema: table.schema, table: table.name, ...count };
   },
-};
+});

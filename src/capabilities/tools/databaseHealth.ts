@@ -2,11 +2,9 @@ import { databaseHealth as healthOf } from '../../db/health.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string };
-
-export const databaseHealth: Tool<Args> = {
+export const databaseHealth = defineTool({
   name: 'database_health',
   title: 'Database health',
   description: 'Health findings: missing primary keys, duplicate or unused indexes, never-analyzed tables, long transactions, bloat, integrity.',
@@ -28,4 +26,4 @@ export const databaseHealth: Tool<Args> = {
       throw fromDriverError(error);
     });
   },
-};
+});

@@ -2,14 +2,12 @@ import { databaseStatistics as statisticsOf } from '../../db/statistics.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
-
-type Args = { connection_id: string; database?: string };
+import { defineTool } from '../types.js';
 
 /** A number, or null where the engine keeps none. */
 const nullableNumber = {};
 
-export const databaseStatistics: Tool<Args> = {
+export const databaseStatistics = defineTool({
   name: 'database_statistics',
   title: 'Database statistics',
   description: 'Size, table and index counts, engine version, and the engine’s counters (cache hits, connections, uptime; pages on SQLite).',
@@ -44,4 +42,4 @@ export const databaseStatistics: Tool<Args> = {
       throw fromDriverError(error);
     });
   },
-};
+});

@@ -1,10 +1,8 @@
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string; table: string; schema?: string };
-
-export const describeTable: Tool<Args> = {
+export const describeTable = defineTool({
   name: 'describe_table',
   title: 'Describe a table',
   description:
@@ -41,4 +39,4 @@ export const describeTable: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id, args.database);
     return describeOrFail(db, args.schema, args.table, ctx.signal);
   },
-};
+});

@@ -5,20 +5,10 @@ import { onConnection, useConnection } from '../connectionArgs.js';
 import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
 import { runStatement } from '../runStatement.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
-type Args = {
-  connection_id: string;
-  database?: string;
-  sql: string;
-  params?: unknown[];
-  max_rows?: number;
-  max_bytes?: number;
-  timeout_seconds?: number;
-};
-
-export const executeQuery: Tool<Args> = {
+export const executeQuery = defineTool({
   name: 'execute_query',
   title: 'Execute a SQL statement',
   description:
@@ -53,4 +43,4 @@ export const executeQuery: Tool<Args> = {
       timeoutMs: (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000,
     });
   },
-};
+});

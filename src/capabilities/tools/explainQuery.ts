@@ -4,12 +4,10 @@ import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { explainableStatement } from '../explainable.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
-type Args = { connection_id: string; database?: string; sql: string; params?: unknown[]; analyze?: boolean; timeout_seconds?: number };
-
-export const explainQuery: Tool<Args> = {
+export const explainQuery = defineTool({
   name: 'explain_query',
   title: 'Explain a query plan',
   description: 'Shows the query plan of one statement. analyze: true runs a read-only statement (rolled back) and adds measured time and rows.',
@@ -53,7 +51,7 @@ export const explainQuery: Tool<Args> = {
     );
     return { statement_kind: kind, plan, columns: result.columns, rows: result.rows, ...(result.actual ? { actual: result.actual } : {}) };
   },
-};
+});
 
 /** SQLite's EXPLAIN QUERY PLAN rows (id, parent, notused, detail) as an indented tree; other plans as a header line and one line per row. */
 function planText(columns: string[], rows: unknown[][]): string {

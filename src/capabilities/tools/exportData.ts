@@ -6,22 +6,23 @@ import { DriverFailure } from '../../db/driverFailure.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { exportTarget, writeExport } from '../exportFile.js';
-import { EXPORT_FORMATS, type ExportFormat } from '../exportFormats.js';
+import { EXPORT_FORMATS } from '../exportFormats.js';
 import { openWriter } from '../exportWriters.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
-import type { CallContext, Tool } from '../types.js';
+import type { FromSchema } from '../schema.js';
+import { type CallContext, defineTool } from '../types.js';
 
-type Args = {
-  connection_id: string;
-  database?: string;
-  sql: string;
-  params?: unknown[];
-  format: ExportFormat;
-  path: string;
-  overwrite?: boolean;
-  max_rows?: number;
-  timeout_seconds?: number;
-};
+const inputSchema = onConnection({
+  sql: sqlProperty,
+  params: paramsProperty,
+  format: { type: 'string', enum: EXPORT_FORMATS },
+  path: { type: 'string', description: 'Absolute path of the file to create; its directory must exist.', minLength: 1, maxLength: 4_096 },
+  overwrite: { type: 'boolean', description: 'Replace the file if it exists.', default: false },
+  max_rows: { type: 'integer', minimum: 1, maximum: EXPORTS.maxRows, default: EXPORTS.defaultRows },
+  timeout_seconds: timeoutSecondsProperty,
+}, ['sql', 'format', 'path']);
+
+type Args = FromSchema<typeof inputSchema>;
 
 /**
  * Reads the statement's rows within the export's limits, handing each page to `onPage`; a statement the
@@ -56,19 +57,11 @@ async function readPages(ctx: CallContext, args: Args, db: ReturnType<typeof use
   }
 }
 
-export const exportData: Tool<Args> = {
+export const exportData = defineTool({
   name: 'export_data',
   title: 'Export query results to a file',
   description: 'Writes the rows of one read statement to a new CSV, JSON Lines or Parquet file at an absolute path, once the user approves.',
-  inputSchema: onConnection({
-    sql: sqlProperty,
-    params: paramsProperty,
-    format: { type: 'string', enum: EXPORT_FORMATS },
-    path: { type: 'string', description: 'Absolute path of the file to create; its directory must exist.', minLength: 1, maxLength: 4_096 },
-    overwrite: { type: 'boolean', description: 'Replace the file if it exists.', default: false },
-    max_rows: { type: 'integer', minimum: 1, maximum: EXPORTS.maxRows, default: EXPORTS.defaultRows },
-    timeout_seconds: timeoutSecondsProperty,
-  }, ['sql', 'format', 'path']),
+  inputSchema,
   outputSchema: {
     type: 'object',
     properties: {
@@ -143,4 +136,4 @@ export const exportData: Tool<Args> = {
     ctx.progress(1, 1, `${rows} row(s) written`);
     return { path: target.path, format: args.format, rows, bytes, is_truncated: read?.truncated ?? false };
   },
-};
+});

@@ -1,11 +1,9 @@
 import { ToolError } from '../../core/errors.js';
 import { onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string; table: string; schema?: string };
-
-export const getTableDdl: Tool<Args> = {
+export const getTableDdl = defineTool({
   name: 'get_table_ddl',
   title: 'Get table DDL',
   description: 'The CREATE statements of a table or view, with its indexes and triggers.',
@@ -25,4 +23,4 @@ export const getTableDdl: Tool<Args> = {
       throw new ToolError('not_found', `no table or view named "${args.table}"; call list_tables`);
     return { schema, table: args.table, ddl };
   },
-};
+});

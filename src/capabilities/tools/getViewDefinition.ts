@@ -1,11 +1,9 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { viewDefinition } from '../../db/schemaObjects.js';
 
-type Args = { connection_id: string; database?: string; schema?: string; view: string };
-
-export const getViewDefinition: Tool<Args> = {
+export const getViewDefinition = defineTool({
   name: 'get_view_definition',
   title: 'Get a view’s definition',
   description: 'The SELECT a view (or materialized view) is defined by.',
@@ -29,4 +27,4 @@ export const getViewDefinition: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id, args.database);
     return viewDefinition(db, args.schema, args.view, ctx.signal);
   },
-};
+});

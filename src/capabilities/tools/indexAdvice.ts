@@ -5,11 +5,9 @@ import { onConnection, schemaProperty, useConnection } from '../connectionArgs.j
 import { fromDriverError } from '../dbErrors.js';
 import { explainableStatement } from '../explainable.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string; schema?: string; sql?: string; params?: unknown[] };
-
-export const indexAdvice: Tool<Args> = {
+export const indexAdvice = defineTool({
   name: 'index_advice',
   title: 'Suggest indexes',
   description: 'Suggests CREATE INDEX statements for full scans in a query’s plan (or, on PostgreSQL without sql, the most scanned tables). Never runs them.',
@@ -44,4 +42,4 @@ export const indexAdvice: Tool<Args> = {
       throw fromDriverError(error);
     });
   },
-};
+});

@@ -6,9 +6,7 @@ import { SQL_DIALECTS } from '../../sql/dialects.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { runStatement } from '../runStatement.js';
 import { boundValues } from '../statementArgs.js';
-import type { Tool } from '../types.js';
-
-type Args = { connection_id: string; database?: string; schema?: string; table: string; rows: Record<string, unknown>[] };
+import { defineTool } from '../types.js';
 
 /** The rows as values in the first row's column order; every row must name the same columns. */
 function rowValues(rows: Record<string, unknown>[]): { columns: string[]; values: unknown[][] } {
@@ -27,7 +25,7 @@ function rowValues(rows: Record<string, unknown>[]): { columns: string[]; values
   return { columns, values };
 }
 
-export const insertRows: Tool<Args> = {
+export const insertRows = defineTool({
   name: 'insert_rows',
   title: 'Insert rows into a table',
   description: 'Inserts rows (objects of column → value, all with the same columns) into one table in one INSERT, once the user approves.',
@@ -72,4 +70,4 @@ export const insertRows: Tool<Args> = {
     });
     return { table: table.name, rows_affected: result.rows_affected };
   },
-};
+});

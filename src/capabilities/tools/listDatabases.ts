@@ -1,10 +1,8 @@
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string };
-
-export const listDatabases: Tool<Args> = {
+export const listDatabases = defineTool({
   name: 'list_databases',
   title: 'List databases',
   description: 'Lists the databases reachable through a connection (on SQLite, the database file).',
@@ -25,4 +23,4 @@ export const listDatabases: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id);
     return { databases: await db.listDatabases(ctx.signal) };
   },
-};
+});

@@ -1,11 +1,9 @@
 import { onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { listForeignKeys as foreignKeysOf } from '../../db/schemaObjects.js';
 
-type Args = { connection_id: string; database?: string; schema?: string; table: string };
-
-export const listForeignKeys: Tool<Args> = {
+export const listForeignKeys = defineTool({
   name: 'list_foreign_keys',
   title: 'List foreign keys',
   description: 'Foreign keys of a table in both directions: outgoing (it references others) and incoming (others reference it).',
@@ -27,4 +25,4 @@ export const listForeignKeys: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id, args.database);
     return foreignKeysOf(db, args.schema, args.table, ctx.signal);
   },
-};
+});

@@ -1,11 +1,9 @@
 import { onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { listIndexes as indexesOf } from '../../db/schemaObjects.js';
 
-type Args = { connection_id: string; database?: string; schema?: string; table?: string };
-
-export const listIndexes: Tool<Args> = {
+export const listIndexes = defineTool({
   name: 'list_indexes',
   title: 'List indexes',
   description: 'Indexes of one table, or of every table in a schema: columns in order, unique, primary, method and partial predicate.',
@@ -21,4 +19,4 @@ export const listIndexes: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id, args.database);
     return indexesOf(db, args.schema, args.table, ctx.signal);
   },
-};
+});

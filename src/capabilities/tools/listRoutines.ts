@@ -1,11 +1,9 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { listRoutines as routinesOf } from '../../db/schemaObjects.js';
 
-type Args = { connection_id: string; database?: string; schema?: string };
-
-export const listRoutines: Tool<Args> = {
+export const listRoutines = defineTool({
   name: 'list_routines',
   title: 'List functions and procedures',
   description: 'User-defined functions and procedures of a schema: kind, argument signature, return type and language.',
@@ -25,4 +23,4 @@ export const listRoutines: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id, args.database);
     return routinesOf(db, args.schema, ctx.signal);
   },
-};
+});

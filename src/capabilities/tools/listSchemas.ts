@@ -1,10 +1,8 @@
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string };
-
-export const listSchemas: Tool<Args> = {
+export const listSchemas = defineTool({
   name: 'list_schemas',
   title: 'List schemas',
   description: 'Lists the schemas of a connection (on SQLite, main and any attached databases; on MySQL, its databases).',
@@ -20,4 +18,4 @@ export const listSchemas: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id, args.database);
     return { schemas: await db.listSchemas(ctx.signal), default_schema: db.defaultSchema() };
   },
-};
+});

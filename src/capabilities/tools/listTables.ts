@@ -1,10 +1,8 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string; schema?: string };
-
-export const listTables: Tool<Args> = {
+export const listTables = defineTool({
   name: 'list_tables',
   title: 'List tables and views',
   description: 'Lists the tables and views of a connection, in one schema or in all of them.',
@@ -33,4 +31,4 @@ export const listTables: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id, args.database);
     return { tables: await db.listTables(args.schema, ctx.signal) };
   },
-};
+});

@@ -1,11 +1,9 @@
 import { onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { listTriggers as triggersOf } from '../../db/schemaObjects.js';
 
-type Args = { connection_id: string; database?: string; schema?: string; table?: string };
-
-export const listTriggers: Tool<Args> = {
+export const listTriggers = defineTool({
   name: 'list_triggers',
   title: 'List triggers',
   description: 'Triggers of one table, or of every table in a schema: timing, events and definition.',
@@ -21,4 +19,4 @@ export const listTriggers: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id, args.database);
     return triggersOf(db, args.schema, args.table, ctx.signal);
   },
-};
+});

@@ -1,11 +1,9 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 import { listViews as viewsOf } from '../../db/schemaObjects.js';
 
-type Args = { connection_id: string; database?: string; schema?: string };
-
-export const listViews: Tool<Args> = {
+export const listViews = defineTool({
   name: 'list_views',
   title: 'List views',
   description: 'Views of a schema (materialized views too, on PostgreSQL); get_view_definition gives one’s query.',
@@ -21,4 +19,4 @@ export const listViews: Tool<Args> = {
     const { db } = useConnection(ctx, args.connection_id, args.database);
     return viewsOf(db, args.schema, ctx.signal);
   },
-};
+});

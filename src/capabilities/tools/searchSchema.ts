@@ -1,8 +1,7 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string; query: string; schema?: string; max_results?: number };
 type Match = {
   kind: 'table' | 'view' | 'column' | 'index';
   schema: string;
@@ -11,7 +10,7 @@ type Match = {
   detail?: string;
 };
 
-export const searchSchema: Tool<Args> = {
+export const searchSchema = defineTool({
   name: 'search_schema',
   title: 'Search the schema',
   description:
@@ -73,4 +72,4 @@ export const searchSchema: Tool<Args> = {
     }
     return { matches: matches.slice(0, limit), is_truncated: matches.length > limit };
   },
-};
+});

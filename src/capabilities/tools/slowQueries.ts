@@ -2,11 +2,9 @@ import { PERFORMANCE, slowQueries as readSlowQueries } from '../../db/queryPerfo
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string; order_by?: 'total' | 'mean'; limit?: number };
-
-export const slowQueries: Tool<Args> = {
+export const slowQueries = defineTool({
   name: 'slow_queries',
   title: 'Slowest statements',
   description: 'The slowest statements from the server’s statistics (pg_stat_statements, performance_schema), or a note on how to enable them.',
@@ -36,4 +34,4 @@ export const slowQueries: Tool<Args> = {
     );
     return { available: found.available, order_by: orderBy, statements: found.statements, ...(found.note ? { note: found.note } : {}) };
   },
-};
+});

@@ -3,11 +3,9 @@ import { ToolError } from '../../core/errors.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import type { Tool } from '../types.js';
+import { defineTool } from '../types.js';
 
-type Args = { connection_id: string; database?: string; schema?: string; table?: string };
-
-export const tableStatistics: Tool<Args> = {
+export const tableStatistics = defineTool({
   name: 'table_statistics',
   title: 'Table statistics',
   description: `Estimated rows, sizes in bytes and maintenance counters of one table, or of a schema's tables (at most ${TABLE_STATISTICS_LIMIT}). Null where the engine keeps none.`,
@@ -41,4 +39,4 @@ export const tableStatistics: Tool<Args> = {
       throw fromDriverError(error);
     }
   },
-};
+});

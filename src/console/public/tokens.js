@@ -91,7 +91,7 @@ function fillTokenRow(row, token, status) {
         : null,
     ),
   ];
-  const focusedAction = hadFocus ? document.activeElement?.dataset?.action : undefined;
+  const focusedAction = hadFocus ? /** @type {HTMLElement | null} */ (document.activeElement)?.dataset?.action : undefined;
   row.replaceChildren(...cells);
   if (hadFocus) {
     const again = focusedAction ? $(`[data-action="${focusedAction}"]`, row) : null;

@@ -41,8 +41,8 @@ export function valueText(value) {
  * @returns {string}
  */
 export function effectText(effect) {
-  if (effect.rows === null) return `no estimate (${visibleText(effect.reason)})`;
-  return `about ${effect.rows} ${effect.rows === 1 ? 'row' : 'rows'} (estimate: ${effect.basis})`;
+  if (effect.rows === null) return `no estimate (${visibleText(/** @type {{ reason: string }} */ (effect).reason)})`;
+  return `about ${effect.rows} ${effect.rows === 1 ? 'row' : 'rows'} (estimate: ${/** @type {{ basis: string }} */ (effect).basis})`;
 }
 
 /**

@@ -7,28 +7,20 @@ import { DATABASES } from '../../core/contract.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import type { SqlitePoolSettings } from './poolSettings.js';
 import { sessionOwner } from '../connections/sessionOwner.js';
+import {
+  closeFile,
+  DOES_NOT_PREPARE,
+  isPage,
+  isRowsChunk,
+  type PoolMessage,
+  type ProcessMessage,
+  pageWritten,
+  processArgv,
+  type StatementRequest,
+} from './queryProcessMessages.js';
 
-export type SqliteStatement = {
-  /** `check` prepares the statement and runs nothing; `pages` is a read handed on a page at a time. */
-  mode: 'read' | 'pages' | 'write' | 'check';
-  sql: string;
-  params: unknown[];
-  maxRows: number;
-  maxBytes: number;
-  cellBytes?: number;
-  rowsAs?: 'values' | 'json';
-  pageRows?: number;
-  pageBytes?: number;
-};
-
-/** Every reply says how much memory its process holds (`rss`, bytes), so a grown one can be replaced. */
-type Reply =
-  | ({ id: number; ok: true; rss: number } & Omit<ResultSet, 'rows'> & ({ rows: unknown[][] } | { rowsJson: string; linesJson: string; rowCount: number }))
-  | { id: number; ok: false; rss: number; error: { code: string; message: string } }
-  /** Rows sent ahead of the reply, as JSON and as escaped text lines (see queryProcess.js). */
-  | { id: number; rowsChunk: string; linesChunk: string }
-  /** A page of a paged read, to be written before the process reads on. */
-  | { id: number; page: unknown[][]; columns: ResultSet['columns'] };
+/** A statement as a connection hands it to the pool: the pool adds its id, file, owner and timeout. */
+export type SqliteStatement = Omit<StatementRequest, 'id' | 'path' | 'owner' | 'timeoutMs'>;
 
 /** Rows sent in one message: a JSON array, and the same rows' escaped text lines. */
 type Chunk = { json: string; lines: string };
@@ -54,7 +46,7 @@ function joinedRows(chunks: Chunk[], rowCount: number): JsonRows {
 
 /** An error SQLite raised for a statement (`code` is SQLite's, or the query process's `not_read_only`). */
 function sqliteFailure(code: string, message: string): DriverFailure {
-  if (code === 'does_not_prepare') return new DriverFailure('invalid_argument', `the statement is not valid: ${message}`);
+  if (code === DOES_NOT_PREPARE) return new DriverFailure('invalid_argument', `the statement is not valid: ${message}`);
   return new DriverFailure(sqliteFailureKind(code), message, [], code);
 }
 
@@ -140,7 +132,8 @@ export class SqliteProcessPool {
   }
 
   #spawn(): ChildProcess {
-    const child = fork(QUERY_PROCESS, [String(DATABASES.sqliteBusyTimeoutMs), String(this.#settings.filesPerProcess)], {
+    const argv = processArgv({ busyTimeoutMs: DATABASES.sqliteBusyTimeoutMs, filesPerProcess: this.#settings.filesPerProcess });
+    const child = fork(QUERY_PROCESS, argv, {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       execArgv: [`--max-old-space-size=${DATABASES.sqliteHeapMb}`],
@@ -173,7 +166,7 @@ export class SqliteProcessPool {
     this.#paths.delete(handle.path);
     // A busy process reads this after its statement: messages are handled in order.
     for (const child of [...this.#idle, ...this.#busy]) {
-      if (child.connected) child.send({ close: handle.path }, () => undefined);
+      if (child.connected) child.send(closeFile(handle.path) satisfies PoolMessage, () => undefined);
     }
   }
 
@@ -307,17 +300,17 @@ export class SqliteProcessPool {
         this.#settled(child, handle, keep, rss);
       };
       const chunks: Chunk[] = [];
-      const onMessage = (reply: Reply) => {
+      const onMessage = (reply: ProcessMessage) => {
         if (reply.id !== id) return;
-        if ('rowsChunk' in reply) {
+        if (isRowsChunk(reply)) {
           chunks.push({ json: reply.rowsChunk, lines: reply.linesChunk });
           return;
         }
-        if ('page' in reply) {
+        if (isPage(reply)) {
           // A page that cannot be written ends the read: the process is stopped mid-statement.
           (onPage?.(reply.page, reply.columns) ?? Promise.resolve()).then(
             () => {
-              if (!settled) child.send({ written: id }, () => undefined);
+              if (!settled) child.send(pageWritten(id) satisfies PoolMessage, () => undefined);
             },
             (error: unknown) => {
               if (settled) return;
@@ -367,7 +360,7 @@ export class SqliteProcessPool {
       child.on('message', onMessage);
       child.once('error', onError);
       child.once('exit', onExit);
-      child.send({ id, timeoutMs, path: handle.path, owner, ...request });
+      child.send({ id, timeoutMs, path: handle.path, owner, ...request } satisfies PoolMessage);
     });
   }
 }

@@ -9,9 +9,12 @@ import { DATABASES } from '../../core/contract.js';
 import { blobHex, RowBudget } from '../results/resultBudget.js';
 import { RowPages } from '../results/rowPages.js';
 import { rowText } from '../results/valueText.js';
+import { DOES_NOT_PREPARE, isCloseFile, isPageWritten, NOT_READ_ONLY, processArgs } from './queryProcessMessages.js';
 
-const busyTimeoutMs = Number(process.argv[2]);
-const filesPerProcess = Number(process.argv[3]);
+/** @typedef {import('./queryProcessMessages.js').StatementRequest} Request */
+/** @typedef {import('./queryProcessMessages.js').Outcome} Outcome */
+
+const { busyTimeoutMs, filesPerProcess } = processArgs(process.argv);
 const SQLITE_HEAP_BYTES = DATABASES.sqliteHeapMb * 1024 * 1024;
 
 /**
@@ -113,9 +116,8 @@ const CHUNK_ROWS = 1_000;
  */
 const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
 
-/**
- * @typedef {{ id: number, path: string, owner: string, mode: 'read' | 'pages' | 'write' | 'check', timeoutMs: number, sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number, rowsAs: 'values' | 'json', pageRows?: number, pageBytes?: number }} Request
- */
+/** @param {import('./queryProcessMessages.js').ProcessMessage} message */
+const send = (message) => process.send?.(message);
 
 /**
  * The rows as values, or (`rowsAs: 'json'`) as JSON text, serialised here beside the query rather than
@@ -155,7 +157,7 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
     if (rowsAs !== 'json') continue;
     lines.push(rowText(values));
     if (rows.length === CHUNK_ROWS) {
-      process.send?.({ id, rowsChunk: JSON.stringify(rows), linesChunk: escapedLines(lines) });
+      send({ id, rowsChunk: JSON.stringify(rows), linesChunk: escapedLines(lines) });
       rows = [];
       lines = [];
     }
@@ -170,11 +172,12 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
  * that returns no rows (transaction control, pragma assignments), is refused here.
  * @param {import('better-sqlite3').Database} db
  * @param {Request} request
+ * @returns {Outcome}
  */
 function read(db, request) {
   const stmt = db.prepare(request.sql);
   if (!stmt.readonly || !stmt.reader) {
-    return { ok: false, error: { code: 'not_read_only', message: 'the statement is not a read' } };
+    return { ok: false, error: { code: NOT_READ_ONLY, message: 'the statement is not a read' } };
   }
   return { ok: true, ...collect(stmt, request), rowsAffected: 0 };
 }
@@ -184,15 +187,16 @@ let written = () => {};
 
 /**
  * Runs one read whose rows go to the server a page at a time (export_data): each full page is sent as
- * `{ id, page, columns }`, and the next is read only once the server has written it and said so
- * (`{ written: id }`), so this process never runs ahead of the file. The last page comes in the reply.
+ * a `Page`, and the next is read only once the server has written it and said so (`PageWritten`), so
+ * this process never runs ahead of the file. The last page comes in the reply.
  * @param {import('better-sqlite3').Database} db
  * @param {Request} request
+ * @returns {Promise<Outcome>}
  */
 async function pages(db, { id, sql, params, maxRows, maxBytes, cellBytes, pageRows = 0, pageBytes = 0 }) {
   const stmt = db.prepare(sql);
   if (!stmt.readonly || !stmt.reader) {
-    return { ok: false, error: { code: 'not_read_only', message: 'the statement is not a read' } };
+    return { ok: false, error: { code: NOT_READ_ONLY, message: 'the statement is not a read' } };
   }
   stmt.safeIntegers(true);
   const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
@@ -206,7 +210,7 @@ async function pages(db, { id, sql, params, maxRows, maxBytes, cellBytes, pageRo
     const wait = new Promise((resolve) => {
       written = () => resolve(undefined);
     });
-    process.send?.({ id, page: rows.next(), columns });
+    send({ id, page: rows.next(), columns });
     await wait;
   }
   const { truncated, truncatedBy, cellsCut } = rows.summary();
@@ -217,6 +221,7 @@ async function pages(db, { id, sql, params, maxRows, maxBytes, cellBytes, pageRo
  * Runs one statement the user consented to, the only time this connection leaves query_only.
  * @param {import('better-sqlite3').Database} db
  * @param {Request} request
+ * @returns {Outcome}
  */
 function write(db, request) {
   writers.set(request.path, request.owner);
@@ -246,28 +251,30 @@ new Worker(new URL('./watchdog.js', import.meta.url), {
  * Prepares the statement and runs nothing: a statement SQLite cannot prepare is `does_not_prepare`.
  * @param {import('better-sqlite3').Database} db
  * @param {Request} request
+ * @returns {Outcome}
  */
 function check(db, request) {
   try {
     db.prepare(request.sql);
   } catch (error) {
-    return { ok: false, error: { code: 'does_not_prepare', message: /** @type {Error} */ (error).message } };
+    return { ok: false, error: { code: DOES_NOT_PREPARE, message: /** @type {Error} */ (error).message } };
   }
   return { ok: true, columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: 0 };
 }
 
 process.on(
   'message',
-  async (/** @type {Request | { close: string } | { written: number }} */ message) => {
-    if ('close' in message) {
+  async (/** @type {import('./queryProcessMessages.js').PoolMessage} */ message) => {
+    if (isCloseFile(message)) {
       closeFile(message.close);
       return;
     }
-    if ('written' in message) {
+    if (isPageWritten(message)) {
       written();
       return;
     }
     const request = message;
+    /** @type {Outcome} */
     let reply;
     Atomics.store(deadline, 0, BigInt(Date.now() + (request.timeoutMs ?? 0) + DATABASES.deadlineGraceMs));
     try {
@@ -289,7 +296,7 @@ process.on(
     }
     Atomics.store(deadline, 0, 0n);
     // The pool replaces a process that holds more than its threshold once it has answered.
-    process.send?.({ id: request.id, rss: process.memoryUsage.rss(), ...reply });
+    send({ id: request.id, rss: process.memoryUsage.rss(), ...reply });
   },
 );
 // The parent is gone, or let this process go: nothing will read our answers.

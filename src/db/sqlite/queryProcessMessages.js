@@ -1,0 +1,121 @@
+// What the SQLite query process (queryProcess.js) and its pool (processPool.ts) say to each other: the
+// arguments a process starts with, the messages the pool sends, and the ones the process answers with.
+// Both ends import this file; plain JavaScript with JSDoc types, as the process loads it as it stands
+// from `src/` (tests) and `dist/`.
+
+/**
+ * The settings a query process starts with, as its command-line arguments.
+ * @typedef {{ busyTimeoutMs: number, filesPerProcess: number }} ProcessArgs
+ */
+
+/** @param {ProcessArgs} args */
+export const processArgv = ({ busyTimeoutMs, filesPerProcess }) => [String(busyTimeoutMs), String(filesPerProcess)];
+
+/**
+ * The process's settings from its `process.argv` (node and the script come first).
+ * @param {string[]} argv
+ * @returns {ProcessArgs}
+ */
+export const processArgs = (argv) => ({ busyTimeoutMs: Number(argv[2]), filesPerProcess: Number(argv[3]) });
+
+/**
+ * One statement for the file at `path`, run for `owner` (a token's id, see sessionOwner.ts). `check`
+ * prepares it and runs nothing. `rowsAs: 'json'` has the rows serialised in the process (see `RowsChunk`).
+ * `pages` is a read handed on a page of at most `pageRows` rows or about `pageBytes` at a time (see
+ * `Page` and `PageWritten`).
+ * @typedef {{
+ *   id: number, path: string, owner: string, mode: 'read' | 'pages' | 'write' | 'check', timeoutMs: number,
+ *   sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number,
+ *   rowsAs?: 'values' | 'json', pageRows?: number, pageBytes?: number
+ * }} StatementRequest
+ */
+
+/**
+ * Close the file at `close` in this process: its last connection in the server closed.
+ * @typedef {{ close: string }} CloseFile
+ */
+
+/**
+ * The page sent last for request `written` is written: the process may read on.
+ * @typedef {{ written: number }} PageWritten
+ */
+
+/** @typedef {StatementRequest | CloseFile | PageWritten} PoolMessage */
+
+/** @param {string} path @returns {CloseFile} */
+export const closeFile = (path) => ({ close: path });
+
+/**
+ * @param {PoolMessage} message
+ * @returns {message is CloseFile}
+ */
+export const isCloseFile = (message) => 'close' in message;
+
+/** @param {number} id @returns {PageWritten} */
+export const pageWritten = (id) => ({ written: id });
+
+/**
+ * @param {PoolMessage} message
+ * @returns {message is PageWritten}
+ */
+export const isPageWritten = (message) => 'written' in message;
+
+/** @typedef {{ name: string, type: string }} ReplyColumn */
+
+/**
+ * What a statement returned, without its rows.
+ * @typedef {{
+ *   columns: ReplyColumn[], truncated: boolean, truncatedBy?: 'max_rows' | 'max_bytes', cellsCut: number,
+ *   columnsLeftOut?: number, valuesAsText?: number, rowsAffected: number
+ * }} ReplyResult
+ */
+
+/**
+ * The rows: as values, or (`rowsAs: 'json'`) the last of them as a JSON array and as the escaped lines
+ * of the result's text, after the `RowsChunk`s sent ahead; `rowCount` counts them all.
+ * @typedef {{ rows: unknown[][] } | { rowsJson: string, linesJson: string, rowCount: number }} ReplyRows
+ */
+
+/** The statement is not one SQLite calls a read (a read was asked for). */
+export const NOT_READ_ONLY = 'not_read_only';
+/** SQLite could not prepare the statement (`mode: 'check'`). */
+export const DOES_NOT_PREPARE = 'does_not_prepare';
+
+/**
+ * Why a statement failed: SQLite's own code (`SQLITE_…`), `NOT_READ_ONLY` or `DOES_NOT_PREPARE`.
+ * @typedef {{ code: string, message: string }} ReplyError
+ */
+
+/** @typedef {({ ok: true } & ReplyResult & ReplyRows) | { ok: false, error: ReplyError }} Outcome */
+
+/**
+ * The answer to a `StatementRequest`, by its `id`. Every one says how much memory its process holds
+ * (`rss`, bytes), so that a grown one can be replaced.
+ * @typedef {{ id: number, rss: number } & Outcome} Reply
+ */
+
+/**
+ * Rows sent ahead of the reply while the statement still runs: a JSON array, and the same rows as the
+ * escaped lines of the result's text (see JsonRows in database.ts).
+ * @typedef {{ id: number, rowsChunk: string, linesChunk: string }} RowsChunk
+ */
+
+/**
+ * A full page of a paged read: the process reads on once the pool answers with `PageWritten`. The last
+ * page comes in the reply.
+ * @typedef {{ id: number, page: unknown[][], columns: ReplyColumn[] }} Page
+ */
+
+/** @typedef {Reply | RowsChunk | Page} ProcessMessage */
+
+/**
+ * @param {ProcessMessage} message
+ * @returns {message is RowsChunk}
+ */
+export const isRowsChunk = (message) => 'rowsChunk' in message;
+
+/**
+ * @param {ProcessMessage} message
+ * @returns {message is Page}
+ */
+export const isPage = (message) => 'page' in message;
