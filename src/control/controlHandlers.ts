@@ -47,9 +47,19 @@ function lockoutCleared(lockout: Lockout): ActivityEntry {
 
 /** The commands the running application answers on its control socket (see `sluice --help`). */
 export function controlHandlers(deps: ControlDeps): ControlHandlers {
-  const { tokens, pairing, clock, audit } = deps;
   return {
     ping: () => ({ pid: process.pid, version: SERVER_VERSION }),
+    ...tokenCommands(deps),
+    ...approvalCommands(deps),
+    ...connectionCommands(deps),
+    ...lockoutCommands(deps),
+    ...serverCommands(deps),
+  };
+}
+
+/** `tokens.*`: mint, list and revoke bearer tokens. */
+function tokenCommands({ tokens, clock, audit }: ControlDeps): ControlHandlers {
+  return {
     'tokens.create': (p) => {
       const { record, plaintext } = tokens.mint({
         name: text(p.name, 'name'),
@@ -68,63 +78,89 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
       if (record) audit({ category: 'admin', action: 'token.revoked', outcome: 'success', tokenId: record.id, tokenName: record.name });
       return record ? withoutSecrets(record) : null;
     },
+  };
+}
+
+/** `pairing.openUrl` and `approvals.*`: the pairing sheets and the consent dialogs waiting on the user. */
+function approvalCommands({ pairing, dialogs }: ControlDeps): ControlHandlers {
+  return {
     'pairing.openUrl': (p) => pairing.openLink(text(p.url, 'url')),
     // `all`: also the sheets that ended in the last ten minutes, with what each granted.
-    'approvals.list': (p) => [...(p.all === true ? pairing.sheets() : pairing.approvals()), ...deps.dialogs.list()],
+    'approvals.list': (p) => [...(p.all === true ? pairing.sheets() : pairing.approvals()), ...dialogs.list()],
     'approvals.approve': (p) => {
-      if (deps.dialogs.answer(text(p.id, 'id'), 'approve')) return { ok: true };
+      if (dialogs.answer(text(p.id, 'id'), 'approve')) return { ok: true };
       return pairing.approve(text(p.id, 'id'), checkGrant(p));
     },
-    'approvals.deny': (p) => (deps.dialogs.answer(text(p.id, 'id'), 'deny') ? { ok: true } : pairing.deny(text(p.id, 'id'))),
-    'connections.list': () => deps.catalog.all().map(withoutPassword),
+    'approvals.deny': (p) => (dialogs.answer(text(p.id, 'id'), 'deny') ? { ok: true } : pairing.deny(text(p.id, 'id'))),
+  };
+}
+
+/** `connections.*`: the saved connections, written to the data folder on every change. */
+function connectionCommands(deps: ControlDeps): ControlHandlers {
+  const { catalog, dataDir, audit } = deps;
+  const save = () => writeConfig(dataDir, { connections: catalog.all() }, deps.secrets);
+  return {
+    'connections.list': () => catalog.all().map(withoutPassword),
     // `check: true` (the command line): the connection must open and answer before it is saved.
     'connections.add': async ({ check, ...fields }) => {
       const connection = newConnection(fields);
-      withAdded(deps.catalog.all(), connection);
-      if (check === true) await probeConnection(connection, deps.dataDir);
-      deps.catalog.add(connection);
-      writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);
+      withAdded(catalog.all(), connection);
+      if (check === true) await probeConnection(connection, dataDir);
+      catalog.add(connection);
+      save();
       audit({ category: 'admin', action: 'connection.added', outcome: 'success', connectionId: connection.id });
       return withoutPassword(connection);
     },
     'connections.update': async ({ check, ...p }) => {
       const { name, path, url, externalAccess, aiPolicy, ssh, filesDir } = p as ConnectionChanges;
       const changes = { name, path, url, externalAccess, aiPolicy, ssh, filesDir };
-      const connection = updatedConnection(deps.catalog.all(), text(p.id, 'id'), changes);
-      if (check === true) await probeConnection(connection, deps.dataDir);
-      await deps.catalog.update(connection);
-      writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);
+      const connection = updatedConnection(catalog.all(), text(p.id, 'id'), changes);
+      if (check === true) await probeConnection(connection, dataDir);
+      await catalog.update(connection);
+      save();
       audit({ category: 'admin', action: 'connection.updated', outcome: 'success', connectionId: connection.id, detail: { externalAccess: connection.externalAccess, aiPolicy: connection.aiPolicy } });
       return withoutPassword(connection);
     },
     'connections.test': async (p) => {
-      const connection = deps.catalog.get(text(p.id, 'id'));
+      const connection = catalog.get(text(p.id, 'id'));
       if (!connection) throw new Error(`no connection with id "${String(p.id)}"`);
-      return probeConnection(connection, deps.dataDir);
+      return probeConnection(connection, dataDir);
     },
     'connections.remove': async (p) => {
       const id = text(p.id, 'id');
-      await deps.catalog.remove(id);
-      writeConfig(deps.dataDir, { connections: deps.catalog.all() }, deps.secrets);
+      await catalog.remove(id);
+      save();
       audit({ category: 'admin', action: 'connection.removed', outcome: 'success', connectionId: id });
       return { ok: true };
     },
-    'lockouts.list': () => deps.lockouts.list(),
+  };
+}
+
+/** `lockouts.*`: the callers a limit holds, and clearing them early. */
+function lockoutCommands({ lockouts, audit }: ControlDeps): ControlHandlers {
+  return {
+    'lockouts.list': () => lockouts.list(),
     'lockouts.clear': async (p) => {
       let cleared: Lockout[];
-      if (p.all === true && p.id === undefined) cleared = await deps.lockouts.clearAll();
+      if (p.all === true && p.id === undefined) cleared = await lockouts.clearAll();
       else if (p.all === undefined) {
-        const one = await deps.lockouts.clear(text(p.id, 'id'));
+        const one = await lockouts.clear(text(p.id, 'id'));
         if (!one) throw new Error('no such lockout (it may have ended)');
         cleared = [one];
       } else throw new Error('name one lockout id, or all: true');
       for (const lockout of cleared) audit(lockoutCleared(lockout));
       return { cleared };
     },
-    'server.status': () => ({ enabled: deps.isEnabled() }),
+  };
+}
+
+/** `server.*`: whether the MCP server answers, and switching it. */
+function serverCommands({ isEnabled, setEnabled, audit }: ControlDeps): ControlHandlers {
+  return {
+    'server.status': () => ({ enabled: isEnabled() }),
     'server.setEnabled': (p) => {
       if (typeof p.enabled !== 'boolean') throw new Error('enabled must be true or false');
-      deps.setEnabled(p.enabled);
+      setEnabled(p.enabled);
       audit({ category: 'admin', action: p.enabled ? 'server.enabled' : 'server.disabled', outcome: 'success' });
       return { enabled: p.enabled };
     },
