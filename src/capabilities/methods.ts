@@ -118,11 +118,39 @@ function asProtocolError(error: unknown): unknown {
 const connectionOf = (variables: Record<string, string>) =>
   variables.connection_id ? { connectionId: variables.connection_id } : {};
 
+/** What every method handler reads: the capabilities served and the codec of list cursors. */
+type Served = { registry: CapabilityRegistry; cursors: CursorCodec };
+
 /** The MCP methods Sluice serves, with the scopes each needs, over one capability registry. */
 export function createMethodTable(
   registry: CapabilityRegistry,
   cursors: CursorCodec,
 ): Record<string, MethodSpec> {
+  const served: Served = { registry, cursors };
+  return {
+    ...sessionMethods(),
+    ...toolMethods(served),
+    ...resourceMethods(served),
+    ...promptMethods(served),
+    'completion/complete': {
+      scopes: ['resources:read'],
+      era: 'both',
+      handle: (params, ctx) =>
+        complete(params, registry, ctx).catch((error: unknown) => {
+          throw asProtocolError(error);
+        }),
+    },
+  };
+}
+
+/** One page of a list method's answer: the items under `key`, and the cursor of the next page when there is one. */
+function listPage(served: Served, method: string, key: string, items: unknown[], cursor: unknown): Record<string, unknown> {
+  const page = served.cursors.page(method, items, cursor);
+  return { [key]: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+}
+
+/** Methods of the session itself: discovery, and the legacy era's ping and log level. */
+function sessionMethods(): Record<string, MethodSpec> {
   return {
     'server/discover': { scopes: [], era: 'modern', handle: async () => discoverResult() },
     ping: { scopes: [], era: 'legacy', handle: async () => ({}) },
@@ -136,84 +164,98 @@ export function createMethodTable(
         return {};
       },
     },
+  };
+}
+
+function toolMethods(served: Served): Record<string, MethodSpec> {
+  return {
     'tools/list': {
       scopes: ['tools:read'],
       era: 'both',
-      async handle(params, ctx) {
-        const page = cursors.page(
-          'tools/list',
-          registry.toolsFor(ctx.principal).map(toolDeclaration),
-          params.cursor,
-        );
-        return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-      },
+      handle: async (params, ctx) =>
+        listPage(served, 'tools/list', 'tools', served.registry.toolsFor(ctx.principal).map(toolDeclaration), params.cursor),
     },
     'tools/call': {
       scopes: ['tools:read'],
       era: 'both',
       async handle(params, ctx) {
-        const name = requireString(params, 'name');
-        const tool = registry.tools.get(name);
-        if (!tool) throw invalidParams(`Unknown tool: ${name}`);
-        requireScopes(ctx.principal, ['tools:read', ...tool.scopes]);
-        const missing = (tool.requiredClientCapabilities ?? []).filter((c) => !(c in ctx.clientCapabilities));
-        if (missing.length > 0) {
-          throw new ProtocolError(
-            ErrorCode.MissingClientCapability,
-            `Tool ${name} needs the client capabilities: ${missing.join(', ')}`,
-            {
-              requiredCapabilities: Object.fromEntries(missing.map((capability) => [capability, {}])),
-            },
-          );
-        }
-        if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
-          throw invalidParams('params.arguments must be an object');
-        }
-        const args = validateArguments(tool.inputSchema, params.arguments);
+        const { tool, args } = calledTool(served.registry, params, ctx);
         await ctx.consent.checkRoundTrip();
-        const started = performance.now();
-        const record = (outcome: ActivityOutcome, extra: { rows?: number; error?: string } = {}) =>
-          ctx.audit({
-            category: 'tool',
-            action: name,
-            outcome,
-            ...(typeof args.connection_id === 'string' ? { connectionId: args.connection_id } : {}),
-            ...(typeof args.sql === 'string' ? { statement: args.sql } : {}),
-            durationMs: Math.round(performance.now() - started),
-            ...extra,
-          });
-        try {
-          const structured = await tool.run(args, ctx);
-          record('success', typeof structured.row_count === 'number' ? { rows: structured.row_count } : {});
-          return toolResult(structured);
-        } catch (error) {
-          if (error instanceof InputRequired) {
-            record('success', {});
-            return inputRequired(error);
-          }
-          if (ctx.signal.aborted) {
-            // Cancelled, revoked, disconnected or past the deadline: the request's actor answers for it.
-            record('error', { error: 'user_cancelled' });
-            throw error;
-          }
-          const typed = fromDriverError(error);
-          const refused = typed instanceof ProtocolError ? typed.code === ErrorCode.Forbidden : typed.code === 'denied';
-          // Codes only: a driver's message can quote the statement and its bound values.
-          const engineCode = typed instanceof ToolError ? typed.engineCode : undefined;
-          record(refused ? 'denied' : 'error', { error: engineCode ? `${typed.code} (${engineCode})` : String(typed.code) });
-          if (typed instanceof ToolError) return toolErrorResult(typed);
-          throw typed;
-        }
+        return runTool(tool, args, ctx);
       },
     },
+  };
+}
+
+/** The tool `tools/call` names, once the caller's scopes, the client's capabilities and the arguments pass. */
+function calledTool(registry: CapabilityRegistry, params: Params, ctx: CallContext): { tool: Tool; args: Record<string, unknown> } {
+  const name = requireString(params, 'name');
+  const tool = registry.tools.get(name);
+  if (!tool) throw invalidParams(`Unknown tool: ${name}`);
+  requireScopes(ctx.principal, ['tools:read', ...tool.scopes]);
+  const missing = (tool.requiredClientCapabilities ?? []).filter((c) => !(c in ctx.clientCapabilities));
+  if (missing.length > 0) {
+    throw new ProtocolError(
+      ErrorCode.MissingClientCapability,
+      `Tool ${name} needs the client capabilities: ${missing.join(', ')}`,
+      {
+        requiredCapabilities: Object.fromEntries(missing.map((capability) => [capability, {}])),
+      },
+    );
+  }
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
+    throw invalidParams('params.arguments must be an object');
+  }
+  return { tool, args: validateArguments(tool.inputSchema, params.arguments) };
+}
+
+/** Runs a tool and records its activity row; a tool-level failure is a result with `isError`. */
+async function runTool(tool: Tool, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+  const started = performance.now();
+  const record = (outcome: ActivityOutcome, extra: { rows?: number; error?: string } = {}) =>
+    ctx.audit({
+      category: 'tool',
+      action: tool.name,
+      outcome,
+      ...(typeof args.connection_id === 'string' ? { connectionId: args.connection_id } : {}),
+      ...(typeof args.sql === 'string' ? { statement: args.sql } : {}),
+      durationMs: Math.round(performance.now() - started),
+      ...extra,
+    });
+  try {
+    const structured = await tool.run(args, ctx);
+    record('success', typeof structured.row_count === 'number' ? { rows: structured.row_count } : {});
+    return toolResult(structured);
+  } catch (error) {
+    if (error instanceof InputRequired) {
+      record('success', {});
+      return inputRequired(error);
+    }
+    if (ctx.signal.aborted) {
+      // Cancelled, revoked, disconnected or past the deadline: the request's actor answers for it.
+      record('error', { error: 'user_cancelled' });
+      throw error;
+    }
+    const typed = fromDriverError(error);
+    const refused = typed instanceof ProtocolError ? typed.code === ErrorCode.Forbidden : typed.code === 'denied';
+    // Codes only: a driver's message can quote the statement and its bound values.
+    const engineCode = typed instanceof ToolError ? typed.engineCode : undefined;
+    record(refused ? 'denied' : 'error', { error: engineCode ? `${typed.code} (${engineCode})` : String(typed.code) });
+    if (typed instanceof ToolError) return toolErrorResult(typed);
+    throw typed;
+  }
+}
+
+function resourceMethods(served: Served): Record<string, MethodSpec> {
+  const { registry } = served;
+  return {
     'resources/list': {
       scopes: ['resources:read'],
       era: 'both',
       async handle(params, ctx) {
         const entries = [];
         for (const family of registry.resources) entries.push(...(await family.list(ctx)));
-        const page = cursors.page('resources/list', entries, params.cursor);
-        return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+        return listPage(served, 'resources/list', 'resources', entries, params.cursor);
       },
     },
     'resources/templates/list': {
@@ -229,34 +271,38 @@ export function createMethodTable(
             description,
             mimeType,
           }));
-        const page = cursors.page('resources/templates/list', templates, params.cursor);
-        return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+        return listPage(served, 'resources/templates/list', 'resourceTemplates', templates, params.cursor);
       },
     },
-    'resources/read': {
-      scopes: ['resources:read'],
-      era: 'both',
-      async handle(params, ctx) {
-        const uri = requireString(params, 'uri');
-        const found = registry.findResource(uri);
-        if (!found) throw invalidParams(`Unknown resource: ${uri}`, { uri });
-        let body: unknown;
-        try {
-          body = await found.family.read(found.variables, ctx);
-        } catch (error) {
-          if (error instanceof InputRequired) return inputRequired(error);
-          ctx.audit({ category: 'resource', action: found.family.name, outcome: 'error', ...connectionOf(found.variables) });
-          throw asProtocolError(error);
-        }
-        ctx.audit({ category: 'resource', action: found.family.name, outcome: 'success', ...connectionOf(found.variables) });
-        const ttlMs = Math.min(RESOURCE_READ_TTL.max, Math.max(RESOURCE_READ_TTL.min, found.family.ttlMs));
-        return {
-          contents: [{ uri, mimeType: found.family.mimeType, text: JSON.stringify(body) }],
-          ttlMs,
-          cacheScope: 'private',
-        };
-      },
-    },
+    'resources/read': { scopes: ['resources:read'], era: 'both', handle: (params, ctx) => readResource(registry, params, ctx) },
+  };
+}
+
+/** `resources/read`: the resource's body as JSON text, with how long it may be cached; a failure is a protocol error. */
+async function readResource(registry: CapabilityRegistry, params: Params, ctx: CallContext): Promise<Record<string, unknown>> {
+  const uri = requireString(params, 'uri');
+  const found = registry.findResource(uri);
+  if (!found) throw invalidParams(`Unknown resource: ${uri}`, { uri });
+  let body: unknown;
+  try {
+    body = await found.family.read(found.variables, ctx);
+  } catch (error) {
+    if (error instanceof InputRequired) return inputRequired(error);
+    ctx.audit({ category: 'resource', action: found.family.name, outcome: 'error', ...connectionOf(found.variables) });
+    throw asProtocolError(error);
+  }
+  ctx.audit({ category: 'resource', action: found.family.name, outcome: 'success', ...connectionOf(found.variables) });
+  const ttlMs = Math.min(RESOURCE_READ_TTL.max, Math.max(RESOURCE_READ_TTL.min, found.family.ttlMs));
+  return {
+    contents: [{ uri, mimeType: found.family.mimeType, text: JSON.stringify(body) }],
+    ttlMs,
+    cacheScope: 'private',
+  };
+}
+
+function promptMethods(served: Served): Record<string, MethodSpec> {
+  const { registry } = served;
+  return {
     'prompts/list': {
       scopes: ['resources:read'],
       era: 'both',
@@ -269,40 +315,30 @@ export function createMethodTable(
             arguments: args,
           }),
         );
-        const page = cursors.page('prompts/list', prompts, params.cursor);
-        return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+        return listPage(served, 'prompts/list', 'prompts', prompts, params.cursor);
       },
     },
-    'prompts/get': {
-      scopes: ['resources:read'],
-      era: 'both',
-      async handle(params, ctx) {
-        const name = requireString(params, 'name');
-        const prompt = registry.prompts.get(name);
-        if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
-        const args = params.arguments ?? {};
-        if (!isPlainObject(args) || Object.values(args).some((v) => typeof v !== 'string')) {
-          throw invalidParams('prompt arguments must be an object of strings');
-        }
-        for (const declared of prompt.arguments) {
-          if (declared.required && !args[declared.name])
-            throw invalidParams(`Prompt ${name} needs the argument ${declared.name}`);
-        }
-        const unknown = Object.keys(args).filter((k) => !prompt.arguments.some((a) => a.name === k));
-        if (unknown.length > 0) throw invalidParams(`Prompt ${name} has no argument ${unknown.join(', ')}`);
-        return prompt.render(args as Record<string, string>, ctx).catch((error: unknown) => {
-          if (error instanceof InputRequired) return inputRequired(error);
-          throw asProtocolError(error);
-        });
-      },
-    },
-    'completion/complete': {
-      scopes: ['resources:read'],
-      era: 'both',
-      handle: (params, ctx) =>
-        complete(params, registry, ctx).catch((error: unknown) => {
-          throw asProtocolError(error);
-        }),
-    },
+    'prompts/get': { scopes: ['resources:read'], era: 'both', handle: (params, ctx) => getPrompt(registry, params, ctx) },
   };
+}
+
+/** `prompts/get`: the prompt rendered with its arguments, every required one given and no unknown one. */
+async function getPrompt(registry: CapabilityRegistry, params: Params, ctx: CallContext): Promise<Record<string, unknown>> {
+  const name = requireString(params, 'name');
+  const prompt = registry.prompts.get(name);
+  if (!prompt) throw invalidParams(`Unknown prompt: ${name}`);
+  const args = params.arguments ?? {};
+  if (!isPlainObject(args) || Object.values(args).some((v) => typeof v !== 'string')) {
+    throw invalidParams('prompt arguments must be an object of strings');
+  }
+  for (const declared of prompt.arguments) {
+    if (declared.required && !args[declared.name])
+      throw invalidParams(`Prompt ${name} needs the argument ${declared.name}`);
+  }
+  const unknown = Object.keys(args).filter((k) => !prompt.arguments.some((a) => a.name === k));
+  if (unknown.length > 0) throw invalidParams(`Prompt ${name} has no argument ${unknown.join(', ')}`);
+  return prompt.render(args as Record<string, string>, ctx).catch((error: unknown) => {
+    if (error instanceof InputRequired) return inputRequired(error);
+    throw asProtocolError(error);
+  });
 }
