@@ -24,7 +24,7 @@ import { startSupervisor } from '../runtime/machines.js';
 import { CursorCodec } from '../protocol/cursor.js';
 import { SERVER_VERSION } from '../protocol/serverInfo.js';
 import type { Limits } from '../http/connectionSlots.js';
-import { createMcpHttpServer } from '../http/httpServer.js';
+import { createMcpHttpServer, type HttpDeps, type McpHttpServer } from '../http/httpServer.js';
 import type { RequestTrace } from '../http/mcp/mcpPost.js';
 import { type AppClock, every, systemClock } from '../core/clock.js';
 import { controlHandlers } from '../control/controlHandlers.js';
@@ -36,7 +36,7 @@ import { ConsentDialogs } from '../runtime/consentDialogs.js';
 import { InflightRequests } from '../runtime/inflightRequests.js';
 import { LegacySessions } from '../runtime/legacySessions.js';
 import { Subscriptions } from '../runtime/subscriptions.js';
-import { assertNotRunning, startControlServer } from '../control/controlServer.js';
+import { assertNotRunning, type ControlHandlers, type ControlServer, startControlServer } from '../control/controlServer.js';
 import { loadOrCreateConfig } from './demo.js';
 import { removeHandshake, writeHandshake } from '../core/handshake.js';
 import { removeStaleTempFiles } from '../core/atomicFile.js';
@@ -91,7 +91,63 @@ export type App = {
   stop(): Promise<void>;
 };
 
+/** The stores the application reads and writes, opened from the data folder. */
+type Stores = {
+  dataDir: string;
+  clock: AppClock;
+  secrets: SecretHome;
+  sqlite: SqliteProcessPool;
+  catalog: ConnectionCatalog;
+  registry: CapabilityRegistry;
+  tokens: TokenStore;
+  activity: ActivityLog;
+  /** Told of every change the console shows. */
+  changed: ChangeSignal;
+  /** Records an activity row and tells the console. */
+  audit(entry: ActivityEntry): void;
+};
+
+/** The supervisor and the actors it runs, and the switch the console turns the MCP server off with. */
+type Actors = {
+  supervisor: ReturnType<typeof startSupervisor>;
+  inspector: InspectorFeed;
+  requests: InflightRequests;
+  subscriptions: Subscriptions;
+  dialogs: ConsentDialogs;
+  pairing: PairingService;
+  /** False while the user has switched the MCP server off; a pairing request switches it back on. */
+  serving: { enabled: boolean };
+};
+
+/** Who may call, and how often. */
+type Admission = {
+  bridgeToken: BridgeToken;
+  callerLimits: CallerLimits;
+  exchangeLockout: FailureLockout;
+  lockouts: Lockouts;
+  authenticator: Authenticator;
+};
+
+/** What startApp's steps share, made in order: the stores, the actors over them, the admission checks. */
+type Parts = Stores & Actors & Admission & { options: AppOptions };
+
+/** The servers listening, once bound. */
+type Listening = { port: number; control: ControlServer; http: McpHttpServer; console: ConsoleServer | undefined };
+
 export async function startApp(options: AppOptions): Promise<App> {
+  const stores = await openStores(options);
+  const actors = startActors(stores, options);
+  const parts: Parts = { ...stores, ...actors, ...admission(stores, options), options };
+  const http = createMcpHttpServer(httpDeps(parts), options.limits ?? TRANSPORT);
+  const commands = appCommands(parts);
+  const control = await startControlServer(parts.dataDir, commands);
+  const listening = await listenOrClose(parts, commands, control, http);
+  const stopAnnouncing = announce(parts, listening);
+  return appHandle(parts, listening, stopAnnouncing);
+}
+
+/** Claims the data folder (refused while another Sluice runs on it) and opens what is kept there. */
+async function openStores(options: AppOptions): Promise<Stores> {
   const { dataDir } = options;
   const clock = options.clock ?? systemClock;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -112,7 +168,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     changed.notify(entry.action);
   };
   catalog.changes.subscribe((change) => changed.notify(change.type));
+  return { dataDir, clock, secrets, sqlite, catalog, registry, tokens, activity, changed, audit };
+}
 
+/** The supervisor, and the actors of requests, subscriptions, consent dialogs and pairing under it. */
+function startActors({ clock, catalog, tokens, changed, audit }: Stores, options: AppOptions): Actors {
   const supervisor = startSupervisor({
     clock,
     childDone: (done) => {
@@ -129,7 +189,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     (id) => (id === 'bridge' ? 'stdio bridge' : tokens.get(id)?.name),
   );
 
-  let enabled = true;
+  const serving = { enabled: true };
   const requests = new InflightRequests(supervisor);
   const subscriptions = new Subscriptions(supervisor, catalog, clock);
   const dialogs = new ConsentDialogs(supervisor, clock);
@@ -143,9 +203,14 @@ export async function startApp(options: AppOptions): Promise<App> {
     deliver: options.deliver ?? ((url) => deliverCallback(url, clock)),
     audit,
     onPairingRequested: () => {
-      enabled = true;
+      serving.enabled = true;
     },
   });
+  return { supervisor, inspector, requests, subscriptions, dialogs, pairing, serving };
+}
+
+/** Bearer authentication, the stdio bridge's token, and the limits and lockouts of callers. */
+function admission({ clock, tokens, audit }: Stores, options: AppOptions): Admission {
   const bridgeToken = new BridgeToken();
   const unverified = new UnverifiedBearers(() => clock.now(), options.unverifiedBearers);
   const callerLimits = new CallerLimits(options.callerLimits ?? CALLER_LIMITS);
@@ -164,31 +229,37 @@ export async function startApp(options: AppOptions): Promise<App> {
     clock,
     audit,
   });
+  return { bridgeToken, callerLimits, exchangeLockout, lockouts, authenticator };
+}
 
-  const http = createMcpHttpServer(
-    {
-      mcp: {
-        methods: createMethodTable(registry, new CursorCodec()),
-        catalog,
-        history: new QueryHistory(),
-        authenticate: (req) => authenticator.authenticate(req),
-        limits: callerLimits,
-        enabled: () => enabled,
-        requests,
-        signer: new RequestStateSigner(() => clock.now()),
-        dialogs,
-        subscriptions,
-        sessions: new LegacySessions(supervisor, clock),
-        clock,
-        audit,
-        ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
-      },
-      exchange: { pairing, lockout: exchangeLockout, audit },
+/** The MCP endpoint's and the pairing exchange's dependencies. */
+function httpDeps(parts: Parts): HttpDeps {
+  const { registry, catalog, authenticator, callerLimits, serving, requests, clock, dialogs, subscriptions, supervisor, audit, options } = parts;
+  return {
+    mcp: {
+      methods: createMethodTable(registry, new CursorCodec()),
+      catalog,
+      history: new QueryHistory(),
+      authenticate: (req) => authenticator.authenticate(req),
+      limits: callerLimits,
+      enabled: () => serving.enabled,
+      requests,
+      signer: new RequestStateSigner(() => clock.now()),
+      dialogs,
+      subscriptions,
+      sessions: new LegacySessions(supervisor, clock),
+      clock,
+      audit,
+      ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
     },
-    options.limits ?? TRANSPORT,
-  );
+    exchange: { pairing: parts.pairing, lockout: parts.exchangeLockout, audit },
+  };
+}
 
-  const commands = controlHandlers({
+/** The commands of the control socket, which the console's page sends too. */
+function appCommands(parts: Parts): ControlHandlers {
+  const { catalog, dataDir, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
+  return controlHandlers({
     catalog,
     dataDir,
     secrets,
@@ -198,53 +269,80 @@ export async function startApp(options: AppOptions): Promise<App> {
     lockouts,
     clock,
     audit,
-    setEnabled: (on) => (enabled = on),
-    isEnabled: () => enabled,
+    setEnabled: (on) => (serving.enabled = on),
+    isEnabled: () => serving.enabled,
   });
-  const control = await startControlServer(dataDir, commands);
+}
+
+/** Binds the MCP server, then the console (unless there is none); closes the control socket and the MCP server if either fails. */
+async function listenOrClose(parts: Parts, commands: ControlHandlers, control: ControlServer, http: McpHttpServer): Promise<Listening> {
+  const { options } = parts;
   let port: number;
   let consoleServer: ConsoleServer | undefined;
   try {
     port = await listenPreferred(http.listen, options.port, APPLICATION.preferredPort);
     if (options.consolePort !== false) {
-      const consoleDeps: ConsoleDeps = {
-        access: new ConsoleAccess(dataDir, clock),
-        commands,
-        state: () =>
-          consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => enabled, pairing, dialogs, tokens, catalog, activity, lockouts }),
-        activity: (query) => activity.list(query),
-        onChange: (listener) => changed.subscribe(listener),
-        inspector,
-        machines: machineGraphs(),
-        clock,
-      };
-      const consolePort = await listenPreferred(
-        async (candidate) => (consoleServer = await startConsoleServer(consoleDeps, candidate, options.limits ?? TRANSPORT)).port,
+      const deps = consoleDeps(parts, commands, port);
+      await listenPreferred(
+        async (candidate) => (consoleServer = await startConsoleServer(deps, candidate, options.limits ?? TRANSPORT)).port,
         options.consolePort,
         APPLICATION.preferredConsolePort,
       );
-      void consolePort;
     }
   } catch (error) {
     await control.close();
     await http.close();
     throw error;
   }
+  return { port, control, http, console: consoleServer };
+}
+
+/** What the console shows and answers with, the MCP server being on `port`. */
+function consoleDeps(parts: Parts, commands: ControlHandlers, port: number): ConsoleDeps {
+  const { dataDir, clock, serving, pairing, dialogs, tokens, catalog, activity, lockouts, changed, inspector } = parts;
+  return {
+    access: new ConsoleAccess(dataDir, clock),
+    commands,
+    state: () =>
+      consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => serving.enabled, pairing, dialogs, tokens, catalog, activity, lockouts }),
+    activity: (query) => activity.list(query),
+    onChange: (listener) => changed.subscribe(listener),
+    inspector,
+    machines: machineGraphs(),
+    clock,
+  };
+}
+
+/**
+ * Once listening: warms the SQLite pool, writes the handshake clients find the server by, flushes token
+ * use on a timer and raises approval notices. Returns what stops the timer and the notices.
+ */
+function announce(parts: Parts, listening: Listening): () => void {
+  const { dataDir, sqlite, bridgeToken, clock, tokens, supervisor, options } = parts;
+  const server = listening.console;
   // Started with the server, so that the first SQLite statement does not wait for a process to start.
   sqlite.warm();
   writeHandshake(dataDir, {
-    port,
+    port: listening.port,
     pid: process.pid,
     version: SERVER_VERSION,
     bridgeToken: bridgeToken.plaintext,
-    ...(consoleServer ? { consolePort: consoleServer.port } : {}),
+    ...(server ? { consolePort: server.port } : {}),
   });
   const stopFlushing = every(clock, APPLICATION.tokenFlushMs, () => tokens.flush());
-  const server = consoleServer;
   // A click on a notice opens the console; a browser that cannot be started changes nothing else.
   const openConsole = server ? () => void openConsoleLink(dataDir, server.openUrl()).catch(() => undefined) : undefined;
   const notices = options.notifier ? raiseApprovalNotices(supervisor, options.notifier, openConsole) : undefined;
+  return () => {
+    stopFlushing();
+    notices?.stop();
+  };
+}
 
+/** The running application; `stop` ends it in order, once however often it is called. */
+function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => void): App {
+  const { dataDir, tokens, pairing, dialogs, activity, supervisor, catalog } = parts;
+  const { port, control, http, console: consoleServer } = listening;
   let stopped: Promise<void> | undefined;
   return {
     port,
@@ -259,8 +357,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     stop() {
       stopped ??= (async () => {
         removeHandshake(dataDir);
-        stopFlushing();
-        notices?.stop();
+        stopAnnouncing();
         await control.close();
         await consoleServer?.close();
         await http.close();

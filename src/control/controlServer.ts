@@ -66,11 +66,14 @@ export async function assertNotRunning(dataDir: string): Promise<void> {
   }
 }
 
+/** The control socket, listening. */
+export type ControlServer = { close(): Promise<void> };
+
 /**
  * The command line's way into the running application (`sluice tokens`, `approvals`, `open-url`, …):
  * newline-delimited JSON over a socket only the user can open. A stale socket file is replaced.
  */
-export async function startControlServer(dataDir: string, handlers: ControlHandlers): Promise<{ close(): Promise<void> }> {
+export async function startControlServer(dataDir: string, handlers: ControlHandlers): Promise<ControlServer> {
   const path = newControlSocketPath(dataDir);
   clearStaleSocket(path);
   const server: Server = createServer((socket) => serveConnection(socket, handlers));
