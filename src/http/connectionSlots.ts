@@ -41,18 +41,35 @@ export function createSlottedServer(
   options: ServerOptions,
   onRequest: (req: IncomingMessage, res: ServerResponse) => void,
 ): { server: Server; slots: ConnectionSlots } {
-  /** Connections waiting on their client, the longest-waiting first (a Set keeps insertion order). */
-  const waiting = new Set<Socket>();
-  /** Connections with requests being answered, and how many (pipelined requests queue on one). */
-  const answering = new Map<Socket, number>();
-  const overflow = new WeakSet<Socket>();
-
-  const wait = (socket: Socket) => {
-    answering.delete(socket);
-    waiting.delete(socket);
-    if (!socket.destroyed) waiting.add(socket);
+  const held: Held = { waiting: new Set(), answering: new Map(), overflow: new WeakSet() };
+  const server = timedServer(limits, options);
+  server.on('timeout', (socket: Socket) => {
+    if (!held.answering.has(socket)) socket.destroy();
+  });
+  server.on('connection', (socket: Socket) => admitConnection(held, limits, socket));
+  // Counted before its handler starts, so that the handler may let its connection give way at once.
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => countRequest(held, req, res));
+  server.on('request', onRequest);
+  return {
+    server,
+    slots: {
+      isOverflow: (socket) => held.overflow.has(socket),
+      awaitBody: (req) => awaitBody(held, req),
+    },
   };
+}
 
+/** Which connections hold a slot, and in which state. */
+type Held = {
+  /** Connections waiting on their client, the longest-waiting first (a Set keeps insertion order). */
+  waiting: Set<Socket>;
+  /** Connections with requests being answered, and how many (pipelined requests queue on one). */
+  answering: Map<Socket, number>;
+  overflow: WeakSet<Socket>;
+};
+
+/** A node:http server with the limits' head, request and idle deadlines. */
+function timedServer(limits: Limits, options: ServerOptions): Server {
   const server = createServer({
     ...options,
     maxHeaderSize: limits.maxHeaderBytes,
@@ -63,52 +80,56 @@ export function createSlottedServer(
     keepAliveTimeout: Math.max(1, limits.idleTimeoutMs - 1_000),
   });
   server.setTimeout(limits.idleTimeoutMs);
-  server.on('timeout', (socket: Socket) => {
-    if (!answering.has(socket)) socket.destroy();
-  });
-  server.on('connection', (socket: Socket) => {
-    if (waiting.size + answering.size >= limits.maxConnections) {
-      const [longest] = waiting;
-      if (longest === undefined) {
-        overflow.add(socket);
-        return;
-      }
-      waiting.delete(longest);
-      longest.destroy();
-    }
-    waiting.add(socket);
-    socket.once('close', () => {
-      waiting.delete(socket);
-      answering.delete(socket);
-    });
-  });
-  // Counted before its handler starts, so that the handler may let its connection give way at once.
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    if (overflow.has(socket) || socket.destroyed) return;
-    waiting.delete(socket);
-    answering.set(socket, (answering.get(socket) ?? 0) + 1);
-    res.once('close', () => {
-      const left = (answering.get(socket) ?? 1) - 1;
-      if (left > 0) answering.set(socket, left);
-      else if (answering.has(socket)) wait(socket);
-    });
-  });
-  server.on('request', onRequest);
+  return server;
+}
 
-  return {
-    server,
-    slots: {
-      isOverflow: (socket) => overflow.has(socket),
-      awaitBody: (req) => {
-        const socket = req.socket;
-        if (!answering.has(socket)) return;
-        wait(socket);
-        req.once('end', () => {
-          if (socket.destroyed || !waiting.delete(socket)) return;
-          answering.set(socket, 1);
-        });
-      },
-    },
-  };
+/** A new connection takes a free slot, or the slot of the longest waiting one, or is marked overflow. */
+function admitConnection(held: Held, limits: Limits, socket: Socket): void {
+  const { waiting, answering } = held;
+  if (waiting.size + answering.size >= limits.maxConnections) {
+    const [longest] = waiting;
+    if (longest === undefined) {
+      held.overflow.add(socket);
+      return;
+    }
+    waiting.delete(longest);
+    longest.destroy();
+  }
+  waiting.add(socket);
+  socket.once('close', () => {
+    waiting.delete(socket);
+    answering.delete(socket);
+  });
+}
+
+/** A request's connection is answering until its response closes, then waits on its client again. */
+function countRequest(held: Held, req: IncomingMessage, res: ServerResponse): void {
+  const { answering } = held;
+  const socket = req.socket;
+  if (held.overflow.has(socket) || socket.destroyed) return;
+  held.waiting.delete(socket);
+  answering.set(socket, (answering.get(socket) ?? 0) + 1);
+  res.once('close', () => {
+    const left = (answering.get(socket) ?? 1) - 1;
+    if (left > 0) answering.set(socket, left);
+    else if (answering.has(socket)) wait(held, socket);
+  });
+}
+
+/** ConnectionSlots.awaitBody: the connection waits on its client until the body has come. */
+function awaitBody(held: Held, req: IncomingMessage): void {
+  const socket = req.socket;
+  if (!held.answering.has(socket)) return;
+  wait(held, socket);
+  req.once('end', () => {
+    if (socket.destroyed || !held.waiting.delete(socket)) return;
+    held.answering.set(socket, 1);
+  });
+}
+
+/** The connection waits on its client again: last in the line of those that may give way. */
+function wait(held: Held, socket: Socket): void {
+  held.answering.delete(socket);
+  held.waiting.delete(socket);
+  if (!socket.destroyed) held.waiting.add(socket);
 }
