@@ -37,14 +37,9 @@ function sheetExpiresAt(sheet) {
   return (state?.now ?? appNow()) + (sheet.secondsLeft ?? 0) * 1000;
 }
 
-function createSheetCard(sheet) {
-  const id = uid('sheet');
-  const levels = Array.isArray(sheet.levels) && sheet.levels.length > 0 ? sheet.levels : Object.keys(LEVEL_LABELS);
-  const choices = Array.isArray(sheet.expiryChoices) ? sheet.expiryChoices : [null, 1, 7, 30, 90];
-  const requested = levels.includes(sheet.requestedLevel) ? sheet.requestedLevel : levels[0];
-  const defaultExpiry = choices.includes(sheet.defaultExpiryDays) ? sheet.defaultExpiryDays : choices[0];
-
-  const levelPicker = h(
+/** The radio buttons of the permission levels a sheet offers, the requested one checked and tagged. */
+function createLevelPicker(id, levels, requested) {
+  return h(
     'fieldset',
     { class: 'level-picker' },
     h('legend', {}, 'Permission level'),
@@ -67,17 +62,32 @@ function createSheetCard(sheet) {
       );
     }),
   );
+}
 
-  const connections = createConnectionsPicker(id);
-  wireConnectionsPicker(connections);
-
+/** The token's expiry: a labelled select of `choices`, `chosen` selected. */
+function createExpiryField(id, choices, chosen) {
   const expiryId = uid(`${id}-expiry`);
   const expirySelect = h(
     'select',
     { id: expiryId, 'data-expiry': '' },
     choices.map((days) => h('option', { value: expiryValue(days) }, expiryLabel(days))),
   );
-  expirySelect.value = expiryValue(defaultExpiry);
+  expirySelect.value = expiryValue(chosen);
+  return h('div', { class: 'field' }, h('label', { for: expiryId }, 'Token expires after'), expirySelect);
+}
+
+function createSheetCard(sheet) {
+  const id = uid('sheet');
+  const levels = Array.isArray(sheet.levels) && sheet.levels.length > 0 ? sheet.levels : Object.keys(LEVEL_LABELS);
+  const choices = Array.isArray(sheet.expiryChoices) ? sheet.expiryChoices : [null, 1, 7, 30, 90];
+  const requested = levels.includes(sheet.requestedLevel) ? sheet.requestedLevel : levels[0];
+  const defaultExpiry = choices.includes(sheet.defaultExpiryDays) ? sheet.defaultExpiryDays : choices[0];
+
+  const levelPicker = createLevelPicker(id, levels, requested);
+  const connections = createConnectionsPicker(id);
+  wireConnectionsPicker(connections);
+
+  const expiryField = createExpiryField(id, choices, defaultExpiry);
 
   const titleId = `${id}-title`;
   const approve = h('button', { type: 'button', class: 'button button-primary', 'data-action': 'approve', 'aria-describedby': titleId }, 'Approve');
@@ -111,7 +121,7 @@ function createSheetCard(sheet) {
           'div',
           { class: 'sheet-side' },
           connections,
-          h('div', { class: 'field' }, h('label', { for: expiryId }, 'Token expires after'), expirySelect),
+          expiryField,
         ),
       ),
     ),

@@ -160,55 +160,70 @@ export function wireConnectionForm() {
   for (const radio of $$('input[name="kind"]', form)) radio.addEventListener('change', applyKind);
   applyKind();
 
-  form.addEventListener('submit', async (event) => {
+  form.addEventListener('submit', (event) => {
     event.preventDefault();
-    setError('connection-add', '');
-    const kind = form.elements.kind.value;
-    const name = form.elements.name.value.trim();
-    const target = where.value.trim();
-    if (!name) {
-      setError('connection-add', 'Give the connection a name.');
-      form.elements.name.focus();
-      return;
-    }
-    if (!target) {
-      setError('connection-add', kind === 'url' ? 'Enter the server URL.' : `Enter the path of the ${kind === 'duckdb' ? 'DuckDB' : 'SQLite'} file.`);
-      where.focus();
-      return;
-    }
-    const tunnel = kind === 'url' ? sshOfForm(form) : { ssh: null };
-    if (tunnel.problem) {
-      setError('connection-add', tunnel.problem);
-      tunnel.field.focus();
-      return;
-    }
-    const filesDir = kind === 'duckdb' ? form.elements.filesDir.value.trim() : '';
-    const body = {
-      name,
-      [kind === 'url' ? 'url' : 'path']: target,
-      ...(kind === 'duckdb' ? { engine: 'duckdb' } : {}),
-      ...(tunnel.ssh ? { ssh: tunnel.ssh } : {}),
-      ...(filesDir ? { filesDir } : {}),
-      externalAccess: form.elements.externalAccess.value,
-      aiPolicy: form.elements.aiPolicy.value,
-      // Saved only once it opens and answers, as `sluice connections add` does.
-      check: true,
-    };
-    const submit = $('button[type="submit"]', form);
-    submit.disabled = true;
-    try {
-      const result = await post('connections.add', body);
-      form.elements.name.value = '';
-      where.value = '';
-      fillSsh(form, undefined);
-      form.elements.filesDir.value = '';
-      announce(`Connection ${result?.name ?? name} added.`);
-      form.elements.name.focus();
-    } catch (e) {
-      setError('connection-add', e.message);
-    } finally {
-      submit.disabled = false;
-      scheduleRefresh(0);
-    }
+    void addConnection(form);
   });
+}
+
+/**
+ * The `connections.add` command of the form's fields, or undefined once the first missing or wrong
+ * field is named and focused.
+ */
+function newConnectionBody(form) {
+  const where = form.elements.where;
+  const kind = form.elements.kind.value;
+  const name = form.elements.name.value.trim();
+  const target = where.value.trim();
+  if (!name) {
+    setError('connection-add', 'Give the connection a name.');
+    form.elements.name.focus();
+    return undefined;
+  }
+  if (!target) {
+    setError('connection-add', kind === 'url' ? 'Enter the server URL.' : `Enter the path of the ${kind === 'duckdb' ? 'DuckDB' : 'SQLite'} file.`);
+    where.focus();
+    return undefined;
+  }
+  const tunnel = kind === 'url' ? sshOfForm(form) : { ssh: null };
+  if (tunnel.problem) {
+    setError('connection-add', tunnel.problem);
+    tunnel.field.focus();
+    return undefined;
+  }
+  const filesDir = kind === 'duckdb' ? form.elements.filesDir.value.trim() : '';
+  return {
+    name,
+    [kind === 'url' ? 'url' : 'path']: target,
+    ...(kind === 'duckdb' ? { engine: 'duckdb' } : {}),
+    ...(tunnel.ssh ? { ssh: tunnel.ssh } : {}),
+    ...(filesDir ? { filesDir } : {}),
+    externalAccess: form.elements.externalAccess.value,
+    aiPolicy: form.elements.aiPolicy.value,
+    // Saved only once it opens and answers, as `sluice connections add` does.
+    check: true,
+  };
+}
+
+/** Adds the connection the form describes; on success clears the form for the next one. */
+async function addConnection(form) {
+  setError('connection-add', '');
+  const body = newConnectionBody(form);
+  if (body === undefined) return;
+  const submit = $('button[type="submit"]', form);
+  submit.disabled = true;
+  try {
+    const result = await post('connections.add', body);
+    form.elements.name.value = '';
+    form.elements.where.value = '';
+    fillSsh(form, undefined);
+    form.elements.filesDir.value = '';
+    announce(`Connection ${result?.name ?? body.name} added.`);
+    form.elements.name.focus();
+  } catch (e) {
+    setError('connection-add', e.message);
+  } finally {
+    submit.disabled = false;
+    scheduleRefresh(0);
+  }
 }
