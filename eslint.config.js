@@ -26,6 +26,19 @@ export default tseslint.config(
     rules: { 'sluice/layers': 'error', 'sluice/sql-without-io': 'error', 'sluice/driver-failures-only': 'error' },
   },
   {
+    // Functions a reader can hold (issue 28): a longer one is split into named steps, or carries
+    // `// eslint-disable-next-line max-lines-per-function -- <why its length is the clearest form>`.
+    files: ['src/**/*.ts', 'src/**/*.js'],
+    rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // Warned, not refused, while src/db's engines move into src/db/engines/ (issue 28, another change):
+    // its three long functions (postgresHealth, postgresRowSelection, SqliteProcessPool#statement) and
+    // src/sql's classifyTokens get their split or their reason there; then this block goes.
+    files: ['src/db/**', 'src/sql/**'],
+    rules: { 'max-lines-per-function': ['warn', { max: 60, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     files: ['test/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
