@@ -3,7 +3,7 @@ import { classifyStatement } from '../sql/classify.js';
 import { type NotSelectable, type RowSelection, selectRows, tokenRowSelection } from '../sql/countQuery.js';
 import { type Database, valuesOf } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
-import { postgresRowSelection } from '../db/postgres/postgresRowSelection.js';
+import { postgresRowSelection } from '../db/engines/postgres/postgresRowSelection.js';
 import { tokenize } from '../sql/tokens.js';
 import type { EffectPreview } from '../runtime/consentDialogs.js';
 

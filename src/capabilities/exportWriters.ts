@@ -47,7 +47,7 @@ class TextWriter implements ExportWriter {
 export async function openWriter(format: ExportFormat, path: string): Promise<ExportWriter> {
   if (format !== 'parquet') return new TextWriter(await open(path, 'w'), format);
   // DuckDB (about 10 MB of library) is loaded only when someone writes Parquet: Sluice idles without it.
-  const { ParquetWriter } = await import('../db/duckdb/parquetFile.js');
+  const { ParquetWriter } = await import('../db/engines/duckdb/parquetFile.js');
   const writer = await ParquetWriter.open(path);
   const names = (columns: Column[]) => uniqueNames(columns.map((c) => c.name));
   return {

@@ -1,8 +1,8 @@
 import type { Database, Engine } from './database.js';
-import { duckdbSchemaObjects } from './duckdb/duckdbSchemaObjects.js';
-import { mysqlSchemaObjects } from './mysql/mysqlSchemaObjects.js';
-import { postgresSchemaObjects } from './postgres/postgresSchemaObjects.js';
-import { sqliteSchemaObjects } from './sqlite/sqliteSchemaObjects.js';
+import { duckdbSchemaObjects } from './engines/duckdb/duckdbSchemaObjects.js';
+import { mysqlSchemaObjects } from './engines/mysql/mysqlSchemaObjects.js';
+import { postgresSchemaObjects } from './engines/postgres/postgresSchemaObjects.js';
+import { sqliteSchemaObjects } from './engines/sqlite/sqliteSchemaObjects.js';
 import { DriverFailure } from './driverFailure.js';
 import type { TriggerTiming } from '../sql/createStatementParts.js';
 

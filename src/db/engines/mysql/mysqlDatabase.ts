@@ -1,12 +1,12 @@
-import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows.js';
-import type { ServerAddress } from '../connections/connectionUrl.js';
-import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
+import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalogRows.js';
+import type { ServerAddress } from '../../connections/connectionUrl.js';
+import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { mysqlAnalyzer } from './mysqlQueryPerformance.js';
-import { ServerDatabase } from '../serverDatabase.js';
-import type { SshTunnel } from '../reach/sshTunnel.js';
-import { sessionsThrough } from '../reach/tunneledSessions.js';
-import { type AppClock, systemClock } from '../../core/clock.js';
-import { SQL_DIALECTS } from '../../sql/dialects.js';
+import { ServerDatabase } from '../../serverDatabase.js';
+import type { SshTunnel } from '../../reach/sshTunnel.js';
+import { sessionsThrough } from '../../reach/tunneledSessions.js';
+import { type AppClock, systemClock } from '../../../core/clock.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 const dialect = SQL_DIALECTS.mysql;
 const { quoteIdent } = dialect;

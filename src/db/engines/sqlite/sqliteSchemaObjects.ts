@@ -1,10 +1,10 @@
-import type { Database } from '../database.js';
-import type { IndexInfo, SchemaObjectQueries } from '../schemaObjects.js';
-import { indexDefinitionParts, triggerHeader, viewQuery } from '../../sql/createStatementParts.js';
-import { catalogResult } from '../catalogRead.js';
-import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../schemaObjectReads.js';
-import { DriverFailure } from '../driverFailure.js';
-import { SQL_DIALECTS } from '../../sql/dialects.js';
+import type { Database } from '../../database.js';
+import type { IndexInfo, SchemaObjectQueries } from '../../schemaObjects.js';
+import { indexDefinitionParts, triggerHeader, viewQuery } from '../../../sql/createStatementParts.js';
+import { catalogResult } from '../../catalogRead.js';
+import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../../schemaObjectReads.js';
+import { DriverFailure } from '../../driverFailure.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 /**
  * Indexes, foreign keys, views and triggers from the pragma table-valued functions and sqlite_schema.

@@ -10,15 +10,15 @@ import {
   JsonDuckDBValueConverter,
   ResultReturnType,
 } from '@duckdb/node-api';
-import type { Column, PagedRead, PageReader, ResultSet } from '../database.js';
-import { DriverFailure, statementTimeout } from '../driverFailure.js';
-import { duckdbFailureKind } from '../failureKinds.js';
-import { blobHex, RowBudget } from '../results/resultBudget.js';
-import { RowPages } from '../results/rowPages.js';
-import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
-import { cancellable, toWireValue } from '../results/serverValues.js';
-import type { AppClock } from '../../core/clock.js';
-import { DATABASES, EXPORTS } from '../../core/contract.js';
+import type { Column, PagedRead, PageReader, ResultSet } from '../../database.js';
+import { DriverFailure, statementTimeout } from '../../driverFailure.js';
+import { duckdbFailureKind } from '../../failureKinds.js';
+import { blobHex, RowBudget } from '../../results/resultBudget.js';
+import { RowPages } from '../../results/rowPages.js';
+import type { ServerSessions, StatementOptions } from '../../serverDatabase.js';
+import { cancellable, toWireValue } from '../../results/serverValues.js';
+import type { AppClock } from '../../../core/clock.js';
+import { DATABASES, EXPORTS } from '../../../core/contract.js';
 
 /** Where a DuckDB connection's database lives, and the one directory its statements may read files from. */
 export type DuckdbTarget = { path: string; filesDir?: string };

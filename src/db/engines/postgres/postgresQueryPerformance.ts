@@ -1,8 +1,8 @@
-import { type Database, type Explanation, valuesOf } from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
-import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../performanceFindings.js';
-import { ADVICE_READ, adviseScans, type Scan } from '../scanAdvice.js';
-import { SQL_DIALECTS } from '../../sql/dialects.js';
+import { type Database, type Explanation, valuesOf } from '../../database.js';
+import { DriverFailure } from '../../driverFailure.js';
+import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../../performanceFindings.js';
+import { ADVICE_READ, adviseScans, type Scan } from '../../scanAdvice.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 /** What EXPLAIN (ANALYZE) measured: its "Execution Time" line, and the top node's actual rows times its loops. */
 export function postgresActuals(rows: unknown[][]): NonNullable<Explanation['actual']> {

@@ -1,12 +1,12 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { JsonRows, type PageReader, type ResultSet, type Rows } from '../database.js';
-import { DriverFailure, statementTimeout } from '../driverFailure.js';
-import { sqliteFailureKind } from '../failureKinds.js';
-import { DATABASES } from '../../core/contract.js';
-import { type AppClock, systemClock } from '../../core/clock.js';
+import { JsonRows, type PageReader, type ResultSet, type Rows } from '../../database.js';
+import { DriverFailure, statementTimeout } from '../../driverFailure.js';
+import { sqliteFailureKind } from '../../failureKinds.js';
+import { DATABASES } from '../../../core/contract.js';
+import { type AppClock, systemClock } from '../../../core/clock.js';
 import type { SqlitePoolSettings } from './poolSettings.js';
-import { sessionOwner } from '../connections/sessionOwner.js';
+import { sessionOwner } from '../../connections/sessionOwner.js';
 import {
   closeFile,
   DOES_NOT_PREPARE,

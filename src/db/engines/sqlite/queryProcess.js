@@ -5,10 +5,10 @@
 import { URL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { DATABASES } from '../../core/contract.js';
-import { blobHex, RowBudget } from '../results/resultBudget.js';
-import { RowPages } from '../results/rowPages.js';
-import { rowText } from '../results/valueText.js';
+import { DATABASES } from '../../../core/contract.js';
+import { blobHex, RowBudget } from '../../results/resultBudget.js';
+import { RowPages } from '../../results/rowPages.js';
+import { rowText } from '../../results/valueText.js';
 import { DOES_NOT_PREPARE, isCloseFile, isPageWritten, NOT_READ_ONLY, processArgs } from './queryProcessMessages.js';
 
 /** @typedef {import('./queryProcessMessages.js').StatementRequest} Request */

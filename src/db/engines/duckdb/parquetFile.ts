@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DuckDBAppender, type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { EXPORTS } from '../../core/contract.js';
-import { SQL_DIALECTS } from '../../sql/dialects.js';
+import { EXPORTS } from '../../../core/contract.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 type ParquetType = 'BOOLEAN' | 'BIGINT' | 'DOUBLE' | 'VARCHAR';
 

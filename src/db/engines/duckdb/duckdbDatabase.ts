@@ -1,9 +1,9 @@
-import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows.js';
-import type { RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
-import { ServerDatabase } from '../serverDatabase.js';
+import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalogRows.js';
+import type { RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
+import { ServerDatabase } from '../../serverDatabase.js';
 import type { DuckdbTarget } from './duckdbSessions.js';
-import type { AppClock } from '../../core/clock.js';
-import { SQL_DIALECTS } from '../../sql/dialects.js';
+import type { AppClock } from '../../../core/clock.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 const dialect = SQL_DIALECTS.duckdb;
 const { quoteIdent } = dialect;

@@ -1,11 +1,11 @@
-import { describedColumns, groupForeignKeys, groupIndexes } from '../catalogRows.js';
-import type { ServerAddress } from '../connections/connectionUrl.js';
-import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../database.js';
+import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalogRows.js';
+import type { ServerAddress } from '../../connections/connectionUrl.js';
+import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { postgresActuals } from './postgresQueryPerformance.js';
-import { ServerDatabase } from '../serverDatabase.js';
-import type { SshTunnel } from '../reach/sshTunnel.js';
-import { sessionsThrough } from '../reach/tunneledSessions.js';
-import { SQL_DIALECTS } from '../../sql/dialects.js';
+import { ServerDatabase } from '../../serverDatabase.js';
+import type { SshTunnel } from '../../reach/sshTunnel.js';
+import { sessionsThrough } from '../../reach/tunneledSessions.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 const dialect = SQL_DIALECTS.postgres;
 const { quoteIdent } = dialect;

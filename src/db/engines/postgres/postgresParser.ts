@@ -1,4 +1,4 @@
-import { DriverFailure } from '../driverFailure.js';
+import { DriverFailure } from '../../driverFailure.js';
 
 /** The real PostgreSQL parser (libpg-query, WebAssembly), loaded on first use. */
 export const parser = () => import('libpg-query');

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { DATABASES } from '../../core/contract.js';
+import { DATABASES } from '../../../core/contract.js';
 
 /** The shared pool of SQLite query processes: how many, how many files each keeps open, when one is replaced. */
 export type SqlitePoolSettings = {

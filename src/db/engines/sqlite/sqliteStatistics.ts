@@ -1,7 +1,7 @@
-import { catalogRead, numberOrNull } from '../catalogRead.js';
-import type { Database } from '../database.js';
-import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest } from '../statistics.js';
-import { SQL_DIALECTS } from '../../sql/dialects.js';
+import { catalogRead, numberOrNull } from '../../catalogRead.js';
+import type { Database } from '../../database.js';
+import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest } from '../../statistics.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 const { quoteIdent } = SQL_DIALECTS.sqlite;
 

@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import { RESULTS } from '../../core/contract.js';
+import { RESULTS } from '../../../core/contract.js';
 
 const HEADER_BYTES = 5;
 const DATA_ROW = 0x44; // 'D'

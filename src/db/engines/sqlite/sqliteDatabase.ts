@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
-import { type BrowseRequest, browseSql } from '../../sql/browseSql.js';
-import { groupForeignKeys, groupIndexes } from '../catalogRows.js';
+import { type BrowseRequest, browseSql } from '../../../sql/browseSql.js';
+import { groupForeignKeys, groupIndexes } from '../../catalogRows.js';
 import {
   type Database,
   type ExplainOptions,
@@ -15,14 +15,14 @@ import {
   type TableKind,
   type TableSummary,
   valuesOf,
-} from '../database.js';
-import { DriverFailure } from '../driverFailure.js';
-import { CATALOG_BUDGET } from '../results/resultBudget.js';
+} from '../../database.js';
+import { DriverFailure } from '../../driverFailure.js';
+import { CATALOG_BUDGET } from '../../results/resultBudget.js';
 import { type SqliteFile, SqliteProcessPool } from './processPool.js';
 import { sqlitePoolSettings } from './poolSettings.js';
-import { DATABASES, EXPORTS, RESULTS } from '../../core/contract.js';
-import { type AppClock, systemClock } from '../../core/clock.js';
-import { SQL_DIALECTS } from '../../sql/dialects.js';
+import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
+import { type AppClock, systemClock } from '../../../core/clock.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 const dialect = SQL_DIALECTS.sqlite;
 const { quoteIdent } = dialect;

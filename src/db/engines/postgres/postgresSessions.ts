@@ -1,21 +1,21 @@
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
-import type { ServerAddress } from '../connections/connectionUrl.js';
-import type { Column, PagedRead, PageReader, ResultSet } from '../database.js';
-import { DriverFailure, statementTimeout } from '../driverFailure.js';
-import { postgresFailureKind } from '../failureKinds.js';
-import { type ServerSessions, type StatementOptions } from '../serverDatabase.js';
-import { cancellable, int64, wireValues } from '../results/serverValues.js';
-import { tokenize } from '../../sql/tokens.js';
-import { RowBudget } from '../results/resultBudget.js';
-import { jsonValue } from '../results/jsonText.js';
-import { RowPages } from '../results/rowPages.js';
+import type { ServerAddress } from '../../connections/connectionUrl.js';
+import type { Column, PagedRead, PageReader, ResultSet } from '../../database.js';
+import { DriverFailure, statementTimeout } from '../../driverFailure.js';
+import { postgresFailureKind } from '../../failureKinds.js';
+import { type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
+import { cancellable, int64, wireValues } from '../../results/serverValues.js';
+import { tokenize } from '../../../sql/tokens.js';
+import { RowBudget } from '../../results/resultBudget.js';
+import { jsonValue } from '../../results/jsonText.js';
+import { RowPages } from '../../results/rowPages.js';
 import { assertParses } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
-import { postgresSsl } from '../reach/tlsSettings.js';
-import { DATABASES, EXPORTS } from '../../core/contract.js';
-import { type Handover, SessionOwners, sessionOwner } from '../connections/sessionOwner.js';
+import { postgresSsl } from '../../reach/tlsSettings.js';
+import { DATABASES, EXPORTS } from '../../../core/contract.js';
+import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
 const RAW_TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1186, 1266]);

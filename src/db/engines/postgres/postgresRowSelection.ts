@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { NotSelectable, RowSelection } from '../../sql/countQuery.js';
-import { selectRows } from '../../sql/countQuery.js';
+import type { NotSelectable, RowSelection } from '../../../sql/countQuery.js';
+import { selectRows } from '../../../sql/countQuery.js';
 import { parser } from './postgresParser.js';
 
 type Node = Record<string, unknown>;
