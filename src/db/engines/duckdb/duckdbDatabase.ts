@@ -1,4 +1,4 @@
-import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalogRows.js';
+import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { ServerDatabase } from '../../serverDatabase.js';
 import type { DuckdbTarget } from './duckdbSessions.js';

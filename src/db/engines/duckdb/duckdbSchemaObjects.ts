@@ -1,7 +1,7 @@
-import type { IndexInfo, RoutineInfo, SchemaObjectQueries } from '../../schemaObjects.js';
+import type { IndexInfo, RoutineInfo, SchemaObjectQueries } from '../../catalog/schemaObjects.js';
 import { indexDefinitionParts, viewQuery } from '../../../sql/createStatementParts.js';
-import { catalogResult } from '../../catalogRead.js';
-import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../../schemaObjectReads.js';
+import { catalogResult } from '../../catalog/catalogRead.js';
+import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../../catalog/schemaObjectReads.js';
 
 /**
  * Indexes, foreign keys, views and macros from DuckDB's duckdb_*() table functions; every name is a

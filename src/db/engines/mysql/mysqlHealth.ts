@@ -1,7 +1,7 @@
-import { catalogRead } from '../../catalogRead.js';
+import { catalogRead } from '../../catalog/catalogRead.js';
 import type { Database } from '../../database.js';
-import { type CheckResult, FINDINGS_PER_CHECK, type HealthFinding, LONG_RUNNING_SECONDS } from '../../healthFindings.js';
-import { indexShapes, overlappingIndexes } from '../../indexOverlap.js';
+import { type CheckResult, FINDINGS_PER_CHECK, type HealthFinding, LONG_RUNNING_SECONDS } from '../../analysis/healthFindings.js';
+import { indexShapes, overlappingIndexes } from '../../analysis/indexOverlap.js';
 
 /** Index key columns compared for duplicates at most. */
 const INDEX_COLUMNS_COMPARED = 10_000;

@@ -1,7 +1,7 @@
 import { DriverFailure } from '../../driverFailure.js';
 import { type Database, type Explanation, valuesOf } from '../../database.js';
-import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../../performanceFindings.js';
-import { ADVICE_READ, adviseScans, aliasedTable, type Scan } from '../../scanAdvice.js';
+import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../../analysis/performanceFindings.js';
+import { ADVICE_READ, adviseScans, aliasedTable, type Scan } from '../../analysis/scanAdvice.js';
 
 type Actual = NonNullable<Explanation['actual']>;
 

@@ -1,7 +1,7 @@
 import type { Database } from '../../database.js';
-import type { IndexInfo, RoutineInfo, SchemaObjectQueries, TriggerEvent, TriggerInfo } from '../../schemaObjects.js';
-import { catalogResult } from '../../catalogRead.js';
-import { bounded, foreignKeysOf, groupRows, ONE_ROW_PER_ITEM } from '../../schemaObjectReads.js';
+import type { IndexInfo, RoutineInfo, SchemaObjectQueries, TriggerEvent, TriggerInfo } from '../../catalog/schemaObjects.js';
+import { catalogResult } from '../../catalog/catalogRead.js';
+import { bounded, foreignKeysOf, groupRows, ONE_ROW_PER_ITEM } from '../../catalog/schemaObjectReads.js';
 
 /**
  * Indexes, foreign keys, views, routines and triggers from information_schema (MySQL and MariaDB);

@@ -1,6 +1,6 @@
-import { catalogRead, numberOrNull, ratio, textOrNull } from '../../catalogRead.js';
+import { catalogRead, numberOrNull, ratio, textOrNull } from '../../catalog/catalogRead.js';
 import type { Database } from '../../database.js';
-import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest } from '../../statistics.js';
+import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest } from '../../catalog/statistics.js';
 
 /** information_schema.TABLES: rows and sizes are the storage engine's estimates; UPDATE_TIME is the server's local time. */
 const TABLES = `SELECT TABLE_NAME, TABLE_ROWS, DATA_LENGTH + INDEX_LENGTH, DATA_LENGTH, INDEX_LENGTH, AUTO_INCREMENT, UPDATE_TIME

@@ -1,4 +1,4 @@
-import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalogRows.js';
+import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
 import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { postgresActuals } from './postgresQueryPerformance.js';

@@ -1,7 +1,7 @@
-import { catalogRead, numberOrNull } from '../../catalogRead.js';
+import { catalogRead, numberOrNull } from '../../catalog/catalogRead.js';
 import type { Database } from '../../database.js';
-import { type CheckResult, FINDINGS_PER_CHECK, type HealthFinding, LONG_RUNNING_SECONDS } from '../../healthFindings.js';
-import { overlappingIndexes } from '../../indexOverlap.js';
+import { type CheckResult, FINDINGS_PER_CHECK, type HealthFinding, LONG_RUNNING_SECONDS } from '../../analysis/healthFindings.js';
+import { overlappingIndexes } from '../../analysis/indexOverlap.js';
 import { cacheHitRatio, USER_SCHEMA } from './postgresStatistics.js';
 
 /**

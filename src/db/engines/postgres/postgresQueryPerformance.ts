@@ -1,7 +1,7 @@
 import { type Database, type Explanation, valuesOf } from '../../database.js';
 import { DriverFailure } from '../../driverFailure.js';
-import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../../performanceFindings.js';
-import { ADVICE_READ, adviseScans, type Scan } from '../../scanAdvice.js';
+import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../../analysis/performanceFindings.js';
+import { ADVICE_READ, adviseScans, type Scan } from '../../analysis/scanAdvice.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 /** What EXPLAIN (ANALYZE) measured: its "Execution Time" line, and the top node's actual rows times its loops. */

@@ -1,7 +1,7 @@
 import type { Database } from '../../database.js';
-import type { RoutineKind, SchemaObjectQueries, TriggerEvent, TriggerInfo } from '../../schemaObjects.js';
-import { catalogResult } from '../../catalogRead.js';
-import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../../schemaObjectReads.js';
+import type { RoutineKind, SchemaObjectQueries, TriggerEvent, TriggerInfo } from '../../catalog/schemaObjects.js';
+import { catalogResult } from '../../catalog/catalogRead.js';
+import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../../catalog/schemaObjectReads.js';
 
 /** Indexes, foreign keys, views, routines and triggers from pg_catalog; every name is a bound parameter. */
 

@@ -1,6 +1,6 @@
-import { catalogRead, numberOrNull, ratio, textOrNull } from '../../catalogRead.js';
+import { catalogRead, numberOrNull, ratio, textOrNull } from '../../catalog/catalogRead.js';
 import type { Database } from '../../database.js';
-import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest } from '../../statistics.js';
+import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest } from '../../catalog/statistics.js';
 
 /** Schemas that are the user's: not pg_catalog, pg_toast, pg_temp_N or information_schema. */
 export const USER_SCHEMA = "n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'";

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { type BrowseRequest, browseSql } from '../../../sql/browseSql.js';
-import { groupForeignKeys, groupIndexes } from '../../catalogRows.js';
+import { groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import {
   type Database,
   type ExplainOptions,

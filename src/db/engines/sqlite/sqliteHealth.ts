@@ -1,7 +1,7 @@
-import { catalogRead, numberOrNull, ratio } from '../../catalogRead.js';
+import { catalogRead, numberOrNull, ratio } from '../../catalog/catalogRead.js';
 import type { Database } from '../../database.js';
-import { type CheckResult, FINDINGS_PER_CHECK, type HealthFinding } from '../../healthFindings.js';
-import { indexShapes, type KeyColumn, overlappingIndexes } from '../../indexOverlap.js';
+import { type CheckResult, FINDINGS_PER_CHECK, type HealthFinding } from '../../analysis/healthFindings.js';
+import { indexShapes, type KeyColumn, overlappingIndexes } from '../../analysis/indexOverlap.js';
 import { hasStat1 } from './sqliteStatistics.js';
 
 /** Free pages above this share of the file are reported: VACUUM would give them back. */

@@ -1,6 +1,6 @@
 import { type Database, valuesOf } from '../../database.js';
-import type { IndexAdvice, IndexAdviceOptions } from '../../performanceFindings.js';
-import { ADVICE_READ, adviseScans, aliasedTable, conditionText } from '../../scanAdvice.js';
+import type { IndexAdvice, IndexAdviceOptions } from '../../analysis/performanceFindings.js';
+import { ADVICE_READ, adviseScans, aliasedTable, conditionText } from '../../analysis/scanAdvice.js';
 
 /** EXPLAIN QUERY PLAN's `SCAN name` (not `SCAN name USING … INDEX`): a full scan of that table. */
 const FULL_SCAN = /^SCAN (.+)$/;

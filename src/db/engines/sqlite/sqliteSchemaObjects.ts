@@ -1,8 +1,8 @@
 import type { Database } from '../../database.js';
-import type { IndexInfo, SchemaObjectQueries } from '../../schemaObjects.js';
+import type { IndexInfo, SchemaObjectQueries } from '../../catalog/schemaObjects.js';
 import { indexDefinitionParts, triggerHeader, viewQuery } from '../../../sql/createStatementParts.js';
-import { catalogResult } from '../../catalogRead.js';
-import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../../schemaObjectReads.js';
+import { catalogResult } from '../../catalog/catalogRead.js';
+import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../../catalog/schemaObjectReads.js';
 import { DriverFailure } from '../../driverFailure.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
 

@@ -1,6 +1,6 @@
-import { catalogRead, numberOrNull } from '../../catalogRead.js';
+import { catalogRead, numberOrNull } from '../../catalog/catalogRead.js';
 import type { Database } from '../../database.js';
-import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest } from '../../statistics.js';
+import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest } from '../../catalog/statistics.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 const { quoteIdent } = SQL_DIALECTS.sqlite;

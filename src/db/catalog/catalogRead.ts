@@ -1,5 +1,5 @@
-import { type Database, valuesOf } from './database.js';
-import { DATABASES, RESULTS } from '../core/contract.js';
+import { type Database, valuesOf } from '../database.js';
+import { DATABASES, RESULTS } from '../../core/contract.js';
 
 /**
  * A statement Sluice wrote itself (fixed text, values bound), run as a read on `db`, so that the token's

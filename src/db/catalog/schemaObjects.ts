@@ -1,10 +1,10 @@
-import type { Database, Engine } from './database.js';
-import { duckdbSchemaObjects } from './engines/duckdb/duckdbSchemaObjects.js';
-import { mysqlSchemaObjects } from './engines/mysql/mysqlSchemaObjects.js';
-import { postgresSchemaObjects } from './engines/postgres/postgresSchemaObjects.js';
-import { sqliteSchemaObjects } from './engines/sqlite/sqliteSchemaObjects.js';
-import { DriverFailure } from './driverFailure.js';
-import type { TriggerTiming } from '../sql/createStatementParts.js';
+import type { Database, Engine } from '../database.js';
+import { duckdbSchemaObjects } from '../engines/duckdb/duckdbSchemaObjects.js';
+import { mysqlSchemaObjects } from '../engines/mysql/mysqlSchemaObjects.js';
+import { postgresSchemaObjects } from '../engines/postgres/postgresSchemaObjects.js';
+import { sqliteSchemaObjects } from '../engines/sqlite/sqliteSchemaObjects.js';
+import { DriverFailure } from '../driverFailure.js';
+import type { TriggerTiming } from '../../sql/createStatementParts.js';
 
 /**
  * Indexes, foreign keys, views, routines and triggers of any engine, in one shape: the types the

@@ -1,8 +1,8 @@
-import type { Database } from './database.js';
-import { DriverFailure } from './driverFailure.js';
-import { mysqlHealth } from './engines/mysql/mysqlHealth.js';
-import { postgresHealth } from './engines/postgres/postgresHealth.js';
-import { sqliteHealth } from './engines/sqlite/sqliteHealth.js';
+import type { Database } from '../database.js';
+import { DriverFailure } from '../driverFailure.js';
+import { mysqlHealth } from '../engines/mysql/mysqlHealth.js';
+import { postgresHealth } from '../engines/postgres/postgresHealth.js';
+import { sqliteHealth } from '../engines/sqlite/sqliteHealth.js';
 import { type CheckResult, FINDINGS_PER_CHECK, type HealthFinding } from './healthFindings.js';
 
 export type HealthReport = { checks: string[]; findings: HealthFinding[]; is_truncated: boolean };

@@ -1,8 +1,8 @@
-import { DriverFailure } from './driverFailure.js';
-import { type Database, ENGINE_NAMES } from './database.js';
-import { mysqlIndexAdvice, mysqlSlowQueries } from './engines/mysql/mysqlQueryPerformance.js';
-import { postgresIndexAdvice, postgresSlowQueries } from './engines/postgres/postgresQueryPerformance.js';
-import { sqliteIndexAdvice } from './engines/sqlite/sqliteQueryPerformance.js';
+import { DriverFailure } from '../driverFailure.js';
+import { type Database, ENGINE_NAMES } from '../database.js';
+import { mysqlIndexAdvice, mysqlSlowQueries } from '../engines/mysql/mysqlQueryPerformance.js';
+import { postgresIndexAdvice, postgresSlowQueries } from '../engines/postgres/postgresQueryPerformance.js';
+import { sqliteIndexAdvice } from '../engines/sqlite/sqliteQueryPerformance.js';
 import type { IndexAdvice, IndexAdviceOptions, SlowQueries, SlowQueriesOptions } from './performanceFindings.js';
 
 export { PERFORMANCE } from './performanceFindings.js';

@@ -1,8 +1,8 @@
-import type { Database } from './database.js';
-import { DriverFailure } from './driverFailure.js';
-import { mysqlDatabaseStatistics, mysqlTableStatistics } from './engines/mysql/mysqlStatistics.js';
-import { postgresDatabaseStatistics, postgresTableStatistics } from './engines/postgres/postgresStatistics.js';
-import { sqliteDatabaseStatistics, sqliteTableStatistics } from './engines/sqlite/sqliteStatistics.js';
+import type { Database } from '../database.js';
+import { DriverFailure } from '../driverFailure.js';
+import { mysqlDatabaseStatistics, mysqlTableStatistics } from '../engines/mysql/mysqlStatistics.js';
+import { postgresDatabaseStatistics, postgresTableStatistics } from '../engines/postgres/postgresStatistics.js';
+import { sqliteDatabaseStatistics, sqliteTableStatistics } from '../engines/sqlite/sqliteStatistics.js';
 
 /** Tables one table_statistics call reports at most; more sets `is_truncated`. */
 export const TABLE_STATISTICS_LIMIT = 500;

@@ -1,4 +1,4 @@
-import type { ColumnDescription, ForeignKeyDescription, IndexDescription } from './database.js';
+import type { ColumnDescription, ForeignKeyDescription, IndexDescription } from '../database.js';
 
 type Row = unknown[];
 

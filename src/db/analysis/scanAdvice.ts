@@ -1,8 +1,8 @@
-import { DATABASES } from '../core/contract.js';
-import type { Database, Engine } from './database.js';
+import { DATABASES } from '../../core/contract.js';
+import type { Database, Engine } from '../database.js';
 import { PERFORMANCE, type IndexSuggestion } from './performanceFindings.js';
-import { type SpannedToken, tokenSpans, UnreadableSql } from '../sql/tokens.js';
-import { SQL_DIALECTS } from '../sql/dialects.js';
+import { type SpannedToken, tokenSpans, UnreadableSql } from '../../sql/tokens.js';
+import { SQL_DIALECTS } from '../../sql/dialects.js';
 
 /**
  * The index heuristic every engine shares: a full scan of a big table whose conditions use columns that
