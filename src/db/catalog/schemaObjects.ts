@@ -1,14 +1,11 @@
-import type { Database, Engine } from '../database.js';
-import { duckdbSchemaObjects } from '../engines/duckdb/duckdbSchemaObjects.js';
-import { mysqlSchemaObjects } from '../engines/mysql/mysqlSchemaObjects.js';
-import { postgresSchemaObjects } from '../engines/postgres/postgresSchemaObjects.js';
-import { sqliteSchemaObjects } from '../engines/sqlite/sqliteSchemaObjects.js';
+import type { Database } from '../database.js';
+import { engineModule } from '../engines/registry.js';
 import { DriverFailure } from '../driverFailure.js';
 import type { TriggerTiming } from '../../sql/createStatementParts.js';
 
 /**
  * Indexes, foreign keys, views, routines and triggers of any engine, in one shape: the types the
- * tools return, and the dispatch to each engine's catalog queries. Every list holds at most
+ * tools return, and the calls to each engine module's catalog queries. Every list holds at most
  * `SCHEMA_OBJECTS_MAX_ITEMS` items and says `is_truncated` when there were more.
  */
 
@@ -99,12 +96,7 @@ export type SchemaObjectQueries = {
   listTriggers(db: Database, schema: string, table: string | undefined, signal: AbortSignal): Promise<Listed<TriggerInfo>>;
 };
 
-const QUERIES: Record<Engine, SchemaObjectQueries> = {
-  sqlite: sqliteSchemaObjects,
-  postgres: postgresSchemaObjects,
-  mysql: mysqlSchemaObjects,
-  duckdb: duckdbSchemaObjects,
-};
+const queriesOf = (db: Database) => engineModule(db.engine).schemaObjects;
 
 async function tableOrFail(queries: SchemaObjectQueries, db: Database, schema: string, table: string, signal: AbortSignal) {
   const found = await queries.findTable(db, schema, table, signal);
@@ -113,7 +105,7 @@ async function tableOrFail(queries: SchemaObjectQueries, db: Database, schema: s
 }
 
 export async function listIndexes(db: Database, schema: string | undefined, table: string | undefined, signal: AbortSignal) {
-  const queries = QUERIES[db.engine];
+  const queries = queriesOf(db);
   const inSchema = schema ?? db.defaultSchema();
   const resolved = table === undefined ? undefined : await tableOrFail(queries, db, inSchema, table, signal);
   const { items, truncated } = await queries.listIndexes(db, inSchema, resolved, signal);
@@ -121,7 +113,7 @@ export async function listIndexes(db: Database, schema: string | undefined, tabl
 }
 
 export async function listForeignKeys(db: Database, schema: string | undefined, table: string, signal: AbortSignal): Promise<ForeignKeys> {
-  const queries = QUERIES[db.engine];
+  const queries = queriesOf(db);
   const inSchema = schema ?? db.defaultSchema();
   const resolved = await tableOrFail(queries, db, inSchema, table, signal);
   const { outgoing, incoming, truncated } = await queries.listForeignKeys(db, inSchema, resolved, signal);
@@ -129,24 +121,24 @@ export async function listForeignKeys(db: Database, schema: string | undefined, 
 }
 
 export async function listViews(db: Database, schema: string | undefined, signal: AbortSignal) {
-  const { items, truncated } = await QUERIES[db.engine].listViews(db, schema ?? db.defaultSchema(), signal);
+  const { items, truncated } = await queriesOf(db).listViews(db, schema ?? db.defaultSchema(), signal);
   return { views: items, is_truncated: truncated };
 }
 
 export async function viewDefinition(db: Database, schema: string | undefined, view: string, signal: AbortSignal): Promise<ViewDefinition> {
   const inSchema = schema ?? db.defaultSchema();
-  const found = await QUERIES[db.engine].viewDefinition(db, inSchema, view, signal);
+  const found = await queriesOf(db).viewDefinition(db, inSchema, view, signal);
   if (!found) throw new DriverFailure('not_found', `no view named "${view}" in schema "${inSchema}"; call list_views`);
   return found;
 }
 
 export async function listRoutines(db: Database, schema: string | undefined, signal: AbortSignal) {
-  const { items, truncated, note } = await QUERIES[db.engine].listRoutines(db, schema ?? db.defaultSchema(), signal);
+  const { items, truncated, note } = await queriesOf(db).listRoutines(db, schema ?? db.defaultSchema(), signal);
   return { routines: items, is_truncated: truncated, ...(note === undefined ? {} : { note }) };
 }
 
 export async function listTriggers(db: Database, schema: string | undefined, table: string | undefined, signal: AbortSignal) {
-  const queries = QUERIES[db.engine];
+  const queries = queriesOf(db);
   const inSchema = schema ?? db.defaultSchema();
   const resolved = table === undefined ? undefined : await tableOrFail(queries, db, inSchema, table, signal);
   const { items, truncated } = await queries.listTriggers(db, inSchema, resolved, signal);

@@ -1,8 +1,7 @@
-import type { Database } from '../database.js';
+import { type Database, ENGINE_NAMES } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
-import { mysqlDatabaseStatistics, mysqlTableStatistics } from '../engines/mysql/mysqlStatistics.js';
-import { postgresDatabaseStatistics, postgresTableStatistics } from '../engines/postgres/postgresStatistics.js';
-import { sqliteDatabaseStatistics, sqliteTableStatistics } from '../engines/sqlite/sqliteStatistics.js';
+import type { EngineStatistics } from '../engines/engineModule.js';
+import { engineModule } from '../engines/registry.js';
 
 /** Tables one table_statistics call reports at most; more sets `is_truncated`. */
 export const TABLE_STATISTICS_LIMIT = 500;
@@ -57,20 +56,10 @@ export type DatabaseStatistics = {
   journal_mode: string | null;
 };
 
-type EngineStatistics = {
-  tables(db: Database, request: TableStatisticsRequest, signal: AbortSignal): Promise<EngineTableStatistics>;
-  database(db: Database, signal: AbortSignal): Promise<DatabaseStatistics>;
-};
-
-const STATISTICS: Record<Exclude<Database['engine'], 'duckdb'>, EngineStatistics> = {
-  sqlite: { tables: sqliteTableStatistics, database: sqliteDatabaseStatistics },
-  postgres: { tables: postgresTableStatistics, database: postgresDatabaseStatistics },
-  mysql: { tables: mysqlTableStatistics, database: mysqlDatabaseStatistics },
-};
-
 function statisticsOf(db: Database): EngineStatistics {
-  if (db.engine === 'duckdb') throw new DriverFailure('unsupported', 'statistics are not available for DuckDB connections');
-  return STATISTICS[db.engine];
+  const { statistics } = engineModule(db.engine);
+  if (!statistics) throw new DriverFailure('unsupported', `statistics are not available for ${ENGINE_NAMES[db.engine]} connections`);
+  return statistics;
 }
 
 export async function tableStatistics(
