@@ -1,10 +1,11 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import engineModules from './eslint/engineModules.js';
 import forbiddenImports from './eslint/forbiddenImports.js';
 import layers from './eslint/layers.js';
 
-const sluice = { rules: { ...layers.rules, ...forbiddenImports.rules } };
+const sluice = { rules: { ...layers.rules, ...forbiddenImports.rules, ...engineModules.rules } };
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/'] },
@@ -23,7 +24,7 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'src/**/*.js', 'machines/**/*.ts'],
     ignores: ['src/console/public/**'],
     plugins: { sluice },
-    rules: { 'sluice/layers': 'error', 'sluice/sql-without-io': 'error', 'sluice/driver-failures-only': 'error' },
+    rules: { 'sluice/layers': 'error', 'sluice/sql-without-io': 'error', 'sluice/driver-failures-only': 'error', 'sluice/engine-modules': 'error' },
   },
   {
     // Functions a reader can hold (issue 28): a longer one is split into named steps, or carries

@@ -1,3 +1,4 @@
+import { engineModule } from '../db/engines/registry.js';
 import type { SavedConnection } from '../db/connections/savedConnections.js';
 import { canUseConnection, forbidden } from '../auth/access.js';
 import type { Database, TableDescription } from '../db/database.js';
@@ -96,7 +97,7 @@ export function useConnection(
   const { target, key, db } = ctx.catalog.onDatabase(connection, database);
   // SQLite connections share one pool of query processes, so a token's share is of that pool, not of
   // each file: long statements on two files must not take every process from the other tokens.
-  const shareKey = connection.engine === 'sqlite' ? SQLITE_POOL_SHARE : key;
+  const shareKey = engineModule(connection.engine).sharedPool ? SQLITE_POOL_SHARE : key;
   return { connection: target, db: ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id) };
 }
 

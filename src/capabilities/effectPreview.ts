@@ -1,9 +1,9 @@
 import { DATABASES } from '../core/contract.js';
 import { classifyStatement } from '../sql/classify.js';
-import { type NotSelectable, type RowSelection, selectRows, tokenRowSelection } from '../sql/countQuery.js';
+import { type NotSelectable, type RowSelection, selectRows } from '../sql/countQuery.js';
 import { type Database, valuesOf } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
-import { postgresRowSelection } from '../db/postgres/postgresRowSelection.js';
+import { engineModule } from '../db/engines/registry.js';
 import { tokenize } from '../sql/tokens.js';
 import type { EffectPreview } from '../runtime/consentDialogs.js';
 
@@ -19,25 +19,6 @@ function changesRows(sql: string, db: Database): boolean {
 
 const timedOut = (error: unknown) => error instanceof DriverFailure && error.kind === 'statement_timeout';
 
-/** The planner's estimate of the selected rows; undefined when the engine keeps none (SQLite). */
-async function plannerEstimate(db: Database, selection: RowSelection, signal: AbortSignal, timeoutMs: number): Promise<number | undefined> {
-  const explain = (sql: string) => db.read(sql, { params: selection.params, maxRows: 100, timeoutMs, signal });
-  if (db.engine === 'postgres') {
-    const result = await explain(`EXPLAIN (FORMAT JSON) ${selectRows(selection, '1')}`);
-    const cell = valuesOf(result.rows)[0]?.[0];
-    const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as [{ Plan?: { 'Plan Rows'?: unknown } }];
-    const rows = plan[0]?.Plan?.['Plan Rows'];
-    return typeof rows === 'number' ? rows : undefined;
-  }
-  if (db.engine === 'mysql') {
-    const result = await explain(`EXPLAIN ${selectRows(selection, '1')}`);
-    const column = result.columns.findIndex((c) => c.name.toLowerCase() === 'rows');
-    const rows = valuesOf(result.rows)[0]?.[column];
-    return column === -1 || rows === null || rows === undefined ? undefined : Number(rows);
-  }
-  return undefined;
-}
-
 /**
  * Previews the effect of a write the user is asked about, before they approve it: undefined unless it
  * updates or deletes rows.
@@ -52,9 +33,10 @@ export async function previewEffect(
   timeoutMs: number = DATABASES.effectPreviewTimeoutMs,
 ): Promise<EffectPreview | undefined> {
   if (!changesRows(statement.sql, db)) return undefined;
+  const { effects } = engineModule(db.engine);
   let selection: RowSelection | NotSelectable;
   try {
-    selection = db.engine === 'postgres' ? await postgresRowSelection(statement.sql, statement.params) : tokenRowSelection(statement.sql, db.engine, statement.params);
+    selection = await effects.rowSelection(statement.sql, statement.params);
   } catch {
     selection = { refused: 'the statement could not be read' };
   }
@@ -68,11 +50,12 @@ export async function previewEffect(
     signal.throwIfAborted();
     if (!timedOut(error)) return { rows: null, reason: 'counting the rows failed' };
   }
-  const planned = await plannerEstimate(db, selection, signal, timeoutMs).catch(() => {
+  // The planner's estimate of the same rows; undefined when the engine keeps none (SQLite).
+  const planned = await effects.plannedRows?.(db, selectRows(selection, '1'), selection.params, signal, timeoutMs).catch(() => {
     signal.throwIfAborted();
     return undefined;
   });
   if (planned !== undefined) return { rows: Math.round(planned), basis: 'planner' };
-  const why = db.engine === 'sqlite' ? 'SQLite keeps no row estimates' : 'the planner gave no estimate';
+  const why = effects.whyNoEstimate ?? 'the planner gave no estimate';
   return { rows: null, reason: `counting took over ${seconds(timeoutMs)} and ${why}` };
 }

@@ -1,3 +1,4 @@
+import { parquetWriter } from '../db/engines/registry.js';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Column } from '../db/database.js';
 import { csvRecord, type ExportFormat, jsonRecord, uniqueNames } from './exportFormats.js';
@@ -47,7 +48,7 @@ class TextWriter implements ExportWriter {
 export async function openWriter(format: ExportFormat, path: string): Promise<ExportWriter> {
   if (format !== 'parquet') return new TextWriter(await open(path, 'w'), format);
   // DuckDB (about 10 MB of library) is loaded only when someone writes Parquet: Sluice idles without it.
-  const { ParquetWriter } = await import('../db/duckdb/parquetFile.js');
+  const { ParquetWriter } = await parquetWriter();
   const writer = await ParquetWriter.open(path);
   const names = (columns: Column[]) => uniqueNames(columns.map((c) => c.name));
   return {

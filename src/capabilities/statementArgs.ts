@@ -1,3 +1,4 @@
+import { engineModule } from '../db/engines/registry.js';
 import { RESULTS } from '../core/contract.js';
 import { ToolError } from '../core/errors.js';
 import type { Engine } from '../db/database.js';
@@ -37,5 +38,5 @@ export function boundValues(values: unknown[], engine: Engine, what = 'params'):
   if (values.some((v) => v !== null && typeof v === 'object')) {
     throw new ToolError('invalid_argument', `${what} must be strings, numbers, booleans or null`);
   }
-  return values.map((v) => (typeof v === 'boolean' && engine === 'sqlite' ? Number(v) : v));
+  return values.map((v) => (typeof v === 'boolean' && engineModule(engine).bindsBooleansAsNumbers ? Number(v) : v));
 }

@@ -5,7 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../src/core/errors.js';
 import { fromDriverError } from '../../src/capabilities/dbErrors.js';
-import { DuckdbDatabase } from '../../src/db/duckdb/duckdbDatabase.js';
+import { DuckdbDatabase } from '../../src/db/engines/duckdb/duckdbDatabase.js';
 import { writeConfig, type SavedConnection } from '../../src/db/connections/savedConnections.js';
 import { systemClock } from '../../src/core/clock.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
-import type { HarnessEngine as Engine } from '../helpers/engines.js';
+import type { SuiteEngine as Engine } from '../helpers/engines.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
-import { availableEngines, createFixture, type EngineFixture, FIXTURE_BOOKS } from '../helpers/engines.js';
+import { availableSuiteEngines as availableEngines, createSuiteFixture as createFixture, type SuiteFixture as EngineFixture, FIXTURE_BOOKS, skippedOn } from '../helpers/engines.js';
 import { callTool, mcp, mintToken, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
@@ -17,9 +17,17 @@ import { callTool, mcp, mintToken, type RawResponse, startTestApp, type TestApp 
 const engines = await availableEngines();
 
 /** The placeholder of the n-th bound value on each engine. */
-const placeholder = (engine: Engine, n: number) => (engine === 'postgres' ? `$${n}` : '?');
+const placeholder = (engine: Engine, n: number) => (engine === 'postgres' || engine === 'duckdb' ? `$${n}` : '?');
 
 describe.each(engines)('on %s', (engine) => {
+  /** A test of the suite, or its skip with the reason when this engine leaves it out (helpers/engines.ts). */
+  const it = Object.assign(
+    (name: string, test: () => Promise<void>) => {
+      const why = skippedOn(engine, name);
+      return why === undefined ? vitestIt(name, test) : vitestIt.skip(`${name} (skipped on ${engine}: ${why})`, test);
+    },
+    { each: vitestIt.each.bind(vitestIt) },
+  );
   let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;
@@ -55,7 +63,7 @@ describe.each(engines)('on %s', (engine) => {
 
   it('list_databases and list_schemas include the fixture and the default schema', async () => {
     expect((await structured('list_databases', {})).databases).toContain(fixture.database);
-    const defaultSchema = { sqlite: 'main', postgres: 'public', mysql: fixture.database }[engine];
+    const defaultSchema = { sqlite: 'main', postgres: 'public', mysql: fixture.database, duckdb: 'main' }[engine];
     expect((await structured('list_schemas', {})).schemas).toContain(defaultSchema);
   });
 
@@ -167,7 +175,7 @@ describe.each(engines)('on %s', (engine) => {
     const res = await mcp(app, 'prompts/get', { name, arguments: { connection_id: 'db', ...args } }, { headers });
     const text = JSON.stringify(expectModernSuccess(res).messages);
     expect(text).toContain('books');
-    expect(text).toContain(engine === 'postgres' ? 'PostgreSQL' : engine === 'mysql' ? 'MySQL' : 'SQLite');
+    expect(text).toContain({ postgres: 'PostgreSQL', mysql: 'MySQL', sqlite: 'SQLite', duckdb: 'DuckDB' }[engine]);
   });
 
   it('completion offers the engine’s tables for a prompt’s table argument', async () => {

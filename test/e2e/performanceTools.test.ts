@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
-import { PERFORMANCE } from '../../src/db/queryPerformance.js';
+import { PERFORMANCE } from '../../src/db/analysis/queryPerformance.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
 import { availableEngines, createFixture, type EngineFixture, FIXTURE_BOOKS, type HarnessEngine } from '../helpers/engines.js';
 import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';

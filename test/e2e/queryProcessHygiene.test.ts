@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * timeout. Its watchdog thread ends it while the statement is still inside SQLite.
  */
 
-const QUERY_PROCESS = fileURLToPath(new URL('../../src/db/sqlite/queryProcess.js', import.meta.url));
+const QUERY_PROCESS = fileURLToPath(new URL('../../src/db/engines/sqlite/queryProcess.js', import.meta.url));
 /** A statement that steps for minutes unless stopped. */
 const ENDLESS = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n';
 

@@ -5,7 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
-import { SCHEMA_OBJECTS_MAX_ITEMS } from '../../src/db/schemaObjectReads.js';
+import { SCHEMA_OBJECTS_MAX_ITEMS } from '../../src/db/catalog/schemaObjectReads.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
 import { availableEngines, createFixture, type EngineFixture, type HarnessEngine } from '../helpers/engines.js';
 import { callTool, mcp, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultContentText, resultText } from '../../src/capabilities/resultText.js';
 import { RESULTS } from '../../src/core/contract.js';
 import { JsonRows } from '../../src/db/database.js';
-import { SqliteDatabase } from '../../src/db/sqlite/sqliteDatabase.js';
+import { SqliteDatabase } from '../../src/db/engines/sqlite/sqliteDatabase.js';
 import { toJsonText } from '../../src/protocol/rawJson.js';
 
 /**

@@ -7,8 +7,8 @@ import { descendants, sshdProblem, startSshd, type TestSshd } from '../helpers/s
 import { systemClock } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connections/connectionCatalog.js';
 import { parseServerUrl } from '../../src/db/connections/connectionUrl.js';
-import { PostgresDatabase } from '../../src/db/postgres/postgresDatabase.js';
-import { MysqlDatabase } from '../../src/db/mysql/mysqlDatabase.js';
+import { PostgresDatabase } from '../../src/db/engines/postgres/postgresDatabase.js';
+import { MysqlDatabase } from '../../src/db/engines/mysql/mysqlDatabase.js';
 import { SshTunnel } from '../../src/db/reach/sshTunnel.js';
 import type { Database } from '../../src/db/database.js';
 import { type SavedConnection, writeConfig } from '../../src/db/connections/savedConnections.js';

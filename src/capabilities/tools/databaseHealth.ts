@@ -1,4 +1,4 @@
-import { databaseHealth as healthOf } from '../../db/health.js';
+import { databaseHealth as healthOf } from '../../db/analysis/health.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';

@@ -1,4 +1,4 @@
-import { databaseStatistics as statisticsOf } from '../../db/statistics.js';
+import { databaseStatistics as statisticsOf } from '../../db/catalog/statistics.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';

@@ -1,7 +1,7 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
-import { viewDefinition } from '../../db/schemaObjects.js';
+import { viewDefinition } from '../../db/catalog/schemaObjects.js';
 
 export const getViewDefinition = defineTool({
   name: 'get_view_definition',

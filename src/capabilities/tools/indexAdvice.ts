@@ -1,5 +1,5 @@
 import { ToolError } from '../../core/errors.js';
-import { indexAdvice as adviseIndexes } from '../../db/queryPerformance.js';
+import { indexAdvice as adviseIndexes } from '../../db/analysis/queryPerformance.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty } from '../statementArgs.js';
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';

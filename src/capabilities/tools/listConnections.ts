@@ -1,3 +1,4 @@
+import { ENGINE_KEYS } from '../../db/engines/registry.js';
 import { visibleConnections } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
@@ -18,7 +19,7 @@ export const listConnections: Tool = {
           properties: {
             id: { type: 'string' },
             name: { type: 'string' },
-            engine: { type: 'string', enum: ['sqlite', 'postgres', 'mysql', 'duckdb'] },
+            engine: { type: 'string', enum: ENGINE_KEYS },
             description: { type: 'string' },
             external_access: { type: 'string', enum: ['readOnly', 'readWrite'] },
             ai_policy: { type: 'string', enum: ['askEachTime', 'always'] },

@@ -1,7 +1,7 @@
 import { onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
-import { listForeignKeys as foreignKeysOf } from '../../db/schemaObjects.js';
+import { listForeignKeys as foreignKeysOf } from '../../db/catalog/schemaObjects.js';
 
 export const listForeignKeys = defineTool({
   name: 'list_foreign_keys',

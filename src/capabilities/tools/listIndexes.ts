@@ -1,7 +1,7 @@
 import { onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
-import { listIndexes as indexesOf } from '../../db/schemaObjects.js';
+import { listIndexes as indexesOf } from '../../db/catalog/schemaObjects.js';
 
 export const listIndexes = defineTool({
   name: 'list_indexes',

@@ -1,7 +1,7 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
-import { listRoutines as routinesOf } from '../../db/schemaObjects.js';
+import { listRoutines as routinesOf } from '../../db/catalog/schemaObjects.js';
 
 export const listRoutines = defineTool({
   name: 'list_routines',

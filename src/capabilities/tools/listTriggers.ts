@@ -1,7 +1,7 @@
 import { onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
-import { listTriggers as triggersOf } from '../../db/schemaObjects.js';
+import { listTriggers as triggersOf } from '../../db/catalog/schemaObjects.js';
 
 export const listTriggers = defineTool({
   name: 'list_triggers',

@@ -1,7 +1,7 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
-import { listViews as viewsOf } from '../../db/schemaObjects.js';
+import { listViews as viewsOf } from '../../db/catalog/schemaObjects.js';
 
 export const listViews = defineTool({
   name: 'list_views',

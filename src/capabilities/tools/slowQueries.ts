@@ -1,4 +1,4 @@
-import { PERFORMANCE, slowQueries as readSlowQueries } from '../../db/queryPerformance.js';
+import { PERFORMANCE, slowQueries as readSlowQueries } from '../../db/analysis/queryPerformance.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';

@@ -1,4 +1,4 @@
-import { TABLE_STATISTICS_LIMIT, tableStatistics as statisticsOf } from '../../db/statistics.js';
+import { TABLE_STATISTICS_LIMIT, tableStatistics as statisticsOf } from '../../db/catalog/statistics.js';
 import { ToolError } from '../../core/errors.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';

@@ -1,19 +1,12 @@
-import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { hasUrl, type SavedConnection } from './savedConnections.js';
 import { DriverFailure } from '../driverFailure.js';
 import { ChangeFeed } from './changeFeed.js';
 import { parseServerUrl } from './connectionUrl.js';
 import type { Database } from '../database.js';
-import { DuckdbDatabase } from '../duckdb/duckdbDatabase.js';
-import { MysqlDatabase } from '../mysql/mysqlDatabase.js';
-import { PostgresDatabase } from '../postgres/postgresDatabase.js';
 import { retirable, type Retirable } from './retirableDatabase.js';
 import { SessionShares } from './sessionShares.js';
-import { SqliteDatabase } from '../sqlite/sqliteDatabase.js';
-import { SqliteProcessPool } from '../sqlite/processPool.js';
-import { sqlitePoolSettings } from '../sqlite/poolSettings.js';
-import { SshTunnel } from '../reach/sshTunnel.js';
+import { engineModule, SqliteProcessPool, sqlitePoolSettings } from '../engines/registry.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import { DATABASES } from '../../core/contract.js';
 
@@ -157,9 +150,7 @@ export function connectionOnDatabase(connection: SavedConnection, database: stri
 
 /** What list_databases calls the one database of a SQLite or DuckDB connection. */
 function ownDatabaseName(connection: Exclude<SavedConnection, { url: string }>): string {
-  if (connection.engine === 'duckdb' && connection.path === ':memory:') return 'memory';
-  const file = basename(connection.path);
-  return connection.engine === 'duckdb' ? file.replace(/\.[^.]*$/, '') : file;
+  return engineModule(connection.engine).fileDatabaseName?.(connection) ?? basename(connection.path);
 }
 
 /** Everything but the connection's settings: its engine, file or URL, and how it is reached. */
@@ -174,30 +165,5 @@ function whereItPoints(connection: SavedConnection): string {
  * A SQLite file runs on the query processes of `sqlite`, else on a pool of its own.
  */
 export function openDatabase(connection: SavedConnection, clock: AppClock = systemClock, knownHostsFile?: string, sqlite?: SqliteProcessPool): Database {
-  if (connection.engine === 'sqlite') {
-    if (!existsSync(connection.path)) {
-      throw new DriverFailure('not_connected', `the database file of connection "${connection.id}" is missing`);
-    }
-    return new SqliteDatabase(connection.path, sqlite ? { pool: sqlite } : { clock });
-  }
-  if (connection.engine === 'duckdb') {
-    if (connection.path !== ':memory:' && !existsSync(connection.path)) {
-      throw new DriverFailure('not_connected', `the database file of connection "${connection.id}" is missing`);
-    }
-    return new DuckdbDatabase({ path: connection.path, filesDir: connection.filesDir }, clock);
-  }
-  const address = parseServerUrl(connection.url);
-  if (!address) throw new DriverFailure('not_connected', `connection "${connection.id}" has no usable URL`);
-  const hostKeys = connection.ssh && (connection.ssh.knownHostsFile ?? knownHostsFile);
-  if (connection.ssh && !hostKeys) throw new DriverFailure('not_connected', `connection "${connection.id}" has no known-hosts file to check its SSH host key in`);
-  const tunnel =
-    connection.ssh &&
-    new SshTunnel({
-      connectionId: connection.id,
-      ssh: connection.ssh,
-      target: { host: address.host, port: address.port },
-      knownHostsFile: hostKeys as string,
-      clock,
-    });
-  return address.engine === 'postgres' ? new PostgresDatabase(address, tunnel) : new MysqlDatabase(address, clock, tunnel);
+  return engineModule(connection.engine).open(connection, { clock, knownHostsFile, sqlite });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { selectRows, tokenRowSelection } from '../../../src/sql/countQuery.js';
-import { postgresRowSelection } from '../../../src/db/postgres/postgresRowSelection.js';
+import { postgresRowSelection } from '../../../src/db/engines/postgres/postgresRowSelection.js';
 
 /**
  * Which UPDATE and DELETE statements are previewed, and the SELECT made from each: the statement's own

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseServerUrl, type ServerAddress } from '../../../src/db/connections/connectionUrl.js';
 import { DriverFailure } from '../../../src/db/driverFailure.js';
-import { MysqlDatabase } from '../../../src/db/mysql/mysqlDatabase.js';
-import { PostgresDatabase } from '../../../src/db/postgres/postgresDatabase.js';
+import { MysqlDatabase } from '../../../src/db/engines/mysql/mysqlDatabase.js';
+import { PostgresDatabase } from '../../../src/db/engines/postgres/postgresDatabase.js';
 import { sessionsThrough } from '../../../src/db/reach/tunneledSessions.js';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ParquetWriter } from '../../../src/db/duckdb/parquetFile.js';
+import { ParquetWriter } from '../../../src/db/engines/duckdb/parquetFile.js';
 
 /** Parquet written a page at a time (issue 27): column types follow the values across pages. */
 describe('ParquetWriter', () => {

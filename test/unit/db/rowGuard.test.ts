@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GuardedSocket } from '../../../src/db/postgres/rowGuard.js';
+import { GuardedSocket } from '../../../src/db/engines/postgres/rowGuard.js';
 import { RESULTS } from '../../../src/core/contract.js';
 
 /** A protocol message: type byte, int32 length (counting itself), body. */

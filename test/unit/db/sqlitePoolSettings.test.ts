@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { sqlitePoolSettings } from '../../../src/db/sqlite/poolSettings.js';
+import { sqlitePoolSettings } from '../../../src/db/engines/sqlite/poolSettings.js';
 
 /** The shared SQLite query pool's numbers (docs/limits.md, "The SQLite query pool"). */
 describe('sqlitePoolSettings', () => {

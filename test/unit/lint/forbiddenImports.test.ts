@@ -18,7 +18,7 @@ describe('sluice/sql-without-io', () => {
     valid: [
       { filename: at('src/sql/classify.ts'), code: "import { tokenize } from './tokens.js'; import { ENGINE_NAMES } from '../core/shared/engineNames.js';" },
       { filename: at('src/sql/tokens.ts'), code: "import { createHash } from 'node:crypto'; import { inspect } from 'node:util';" },
-      { filename: at('src/db/sqlite/sqliteDatabase.ts'), code: "import { readFileSync } from 'node:fs'; import pg from 'pg';" },
+      { filename: at('src/db/engines/sqlite/sqliteDatabase.ts'), code: "import { readFileSync } from 'node:fs'; import pg from 'pg';" },
     ],
     invalid: [
       { filename: at('src/sql/classify.ts'), code: "import { readFileSync } from 'node:fs';", errors: [{ message: io('node:fs does I/O', 'node:fs') }] },
@@ -41,7 +41,7 @@ const SQL_REFUSAL = 'a SqlRefusal (sql/sqlRefusal.ts)';
 describe('sluice/driver-failures-only', () => {
   tester.run('driver-failures-only', forbiddenImports.rules['driver-failures-only'] as any, {
     valid: [
-      { filename: at('src/db/postgres/postgresSessions.ts'), code: "import { DriverFailure } from '../driverFailure.js';" },
+      { filename: at('src/db/engines/postgres/postgresSessions.ts'), code: "import { DriverFailure } from '../driverFailure.js';" },
       { filename: at('src/db/database.ts'), code: "import { shown } from '../core/errors.js';" },
       { filename: at('src/sql/classify.ts'), code: "import { SqlRefusal } from './sqlRefusal.js';" },
       { filename: at('src/capabilities/dbErrors.ts'), code: "import { ErrorCode, ProtocolError, ToolError } from '../core/errors.js';" },
@@ -54,8 +54,8 @@ describe('sluice/driver-failures-only', () => {
         errors: [{ message: wire('db', 'ToolError', DRIVER_FAILURE) }],
       },
       {
-        filename: at('src/db/mysql/mysqlSessions.ts'),
-        code: "import { ErrorCode, ProtocolError, ToolError } from '../../core/errors.js';",
+        filename: at('src/db/engines/mysql/mysqlSessions.ts'),
+        code: "import { ErrorCode, ProtocolError, ToolError } from '../../../core/errors.js';",
         errors: [{ message: wire('db', 'ProtocolError, ToolError', DRIVER_FAILURE) }],
       },
       {
@@ -69,8 +69,8 @@ describe('sluice/driver-failures-only', () => {
         errors: [{ message: wire('db', 'ToolError, ProtocolError, invalidParams, headerMismatch', DRIVER_FAILURE) }],
       },
       {
-        filename: at('src/db/sqlite/processPool.ts'),
-        code: "export { ProtocolError } from '../../core/errors.js';",
+        filename: at('src/db/engines/sqlite/processPool.ts'),
+        code: "export { ProtocolError } from '../../../core/errors.js';",
         errors: [{ message: wire('db', 'ProtocolError', DRIVER_FAILURE) }],
       },
       {

@@ -1,0 +1,146 @@
+import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
+import type { ServerAddress } from '../../connections/connectionUrl.js';
+import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
+import { mysqlAnalyzer } from './mysqlQueryPerformance.js';
+import { ServerDatabase } from '../../serverDatabase.js';
+import type { SshTunnel } from '../../reach/sshTunnel.js';
+import { sessionsThrough } from '../../reach/tunneledSessions.js';
+import { type AppClock, systemClock } from '../../../core/clock.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
+
+const dialect = SQL_DIALECTS.mysql;
+const { quoteIdent } = dialect;
+const SYSTEM_SCHEMAS = "('information_schema', 'performance_schema', 'mysql', 'sys')";
+
+type Relation = { schema: string; name: string; type: TableKind };
+
+/** A MySQL or MariaDB database: `information_schema` behind every tool, on the read sessions. A schema is a database here. */
+export class MysqlDatabase extends ServerDatabase {
+  readonly engine = 'mysql' as const;
+  readonly #database: string;
+  /** Tables and columns of the connection's database: their count and newest creation (ALTER rebuilds). */
+  protected readonly schemaVersionSql = `SELECT CONCAT(
+      (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()), ':',
+      (SELECT COALESCE(MAX(CREATE_TIME), '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()), ':',
+      (SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()))`;
+
+  constructor(address: ServerAddress, clock: AppClock = systemClock, tunnel?: SshTunnel) {
+    super(async () => {
+      const { MysqlSessions } = await import('./mysqlSessions.js');
+      return sessionsThrough(address, tunnel, (reached) => new MysqlSessions(reached, clock));
+    }, dialect);
+    this.#database = address.database;
+  }
+
+  defaultSchema(): string {
+    return this.#database;
+  }
+
+  /** With `analyze`: the server's own analysis (mysqlAnalyzer) in the read session's read-only transaction, rolled back. */
+  override async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
+    if (!options.analyze) return super.explain(sql, options);
+    const [[version] = []] = await this.rows('SELECT VERSION()', [], options.signal);
+    const analyzer = mysqlAnalyzer(String(version));
+    const result = await this.plan(`${analyzer.prefix} ${sql}`, options);
+    return { ...result, actual: analyzer.actual(result.rows) };
+  }
+
+  async listDatabases(signal: AbortSignal): Promise<string[]> {
+    return this.listSchemas(signal);
+  }
+
+  async listSchemas(signal: AbortSignal): Promise<string[]> {
+    const rows = await this.rows(
+      `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ${SYSTEM_SCHEMAS} ORDER BY BINARY SCHEMA_NAME`,
+      [],
+      signal,
+    );
+    return rows.map((r) => String(r[0]));
+  }
+
+  /** Without a schema, the connection's own database: the server's other databases are named explicitly. */
+  async listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]> {
+    const rows = await this.rows(
+      `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE = 'VIEW' FROM information_schema.TABLES
+       WHERE TABLE_SCHEMA = ? ORDER BY BINARY TABLE_NAME`,
+      [schema ?? this.#database],
+      signal,
+    );
+    return rows.map(([s, name, isView]) => ({ schema: String(s), name: String(name), type: Number(isView) ? 'view' : 'table' }));
+  }
+
+  async #relation(schema: string, table: string, signal: AbortSignal): Promise<Relation | undefined> {
+    const rows = await this.rows(
+      `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE = 'VIEW' FROM information_schema.TABLES
+       WHERE TABLE_SCHEMA = ? AND LOWER(TABLE_NAME) = LOWER(?) ORDER BY TABLE_NAME = ? DESC LIMIT 1`,
+      [schema, table, table],
+      signal,
+    );
+    const [s, name, isView] = rows[0] ?? [];
+    return name === undefined ? undefined : { schema: String(s), name: String(name), type: Number(isView) ? 'view' : 'table' };
+  }
+
+  async describeTable(schema: string, table: string, signal: AbortSignal): Promise<TableDescription | undefined> {
+    const relation = await this.#relation(schema, table, signal);
+    if (!relation) return undefined;
+    const where = [relation.schema, relation.name];
+    const columns = await this.rows(
+      `SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES', COLUMN_DEFAULT FROM information_schema.COLUMNS
+       WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
+      where,
+      signal,
+    );
+    const primaryKey = await this.rows(
+      `SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
+       WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`,
+      where,
+      signal,
+    );
+    const indexRows = await this.rows(
+      `SELECT INDEX_NAME, NON_UNIQUE = 0, COLUMN_NAME FROM information_schema.STATISTICS
+       WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
+      where,
+      signal,
+    );
+    const fkRows = await this.rows(
+      `SELECT k.CONSTRAINT_NAME, k.REFERENCED_TABLE_SCHEMA, k.REFERENCED_TABLE_NAME, k.COLUMN_NAME, k.REFERENCED_COLUMN_NAME,
+              r.UPDATE_RULE, r.DELETE_RULE
+       FROM information_schema.KEY_COLUMN_USAGE k JOIN information_schema.REFERENTIAL_CONSTRAINTS r
+         ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME AND r.TABLE_NAME = k.TABLE_NAME
+       WHERE k.TABLE_SCHEMA = ? AND k.TABLE_NAME = ? AND k.REFERENCED_TABLE_NAME IS NOT NULL
+       ORDER BY k.CONSTRAINT_NAME, k.ORDINAL_POSITION`,
+      where,
+      signal,
+    );
+    const pk = primaryKey.map((r) => String(r[0]));
+    return {
+      ...relation,
+      columns: describedColumns(columns, pk),
+      primary_key: pk,
+      indexes: groupIndexes(indexRows),
+      foreign_keys: groupForeignKeys(fkRows),
+    };
+  }
+
+  async tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined> {
+    const relation = await this.#relation(schema, table, signal);
+    if (!relation) return undefined;
+    const [[, ddl] = []] = await this.rows(`SHOW CREATE TABLE ${quoteIdent(relation.schema)}.${quoteIdent(relation.name)}`, [], signal);
+    return `${String(ddl)};`;
+  }
+
+  async countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount> {
+    const relation = await this.#relation(schema, table, signal);
+    if (!exact && relation?.type === 'table') {
+      const [[estimate] = []] = await this.rows(
+        'SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
+        [relation.schema, relation.name],
+        signal,
+      );
+      if (estimate !== null && estimate !== undefined) return { count: Number(estimate), exact: false };
+    }
+    const target = `${quoteIdent(relation?.schema ?? schema)}.${quoteIdent(relation?.name ?? table)}`;
+    const [[count] = []] = await this.rows(`SELECT COUNT(*) FROM ${target}`, [], signal);
+    return { count: Number(count), exact: true };
+  }
+}

@@ -1,0 +1,387 @@
+import type { Socket } from 'node:net';
+import mysql from 'mysql2';
+import type { ServerAddress } from '../../connections/connectionUrl.js';
+import type { Column, PagedRead, PageReader, ResultSet } from '../../database.js';
+import { DriverFailure, statementTimeout } from '../../driverFailure.js';
+import { MYSQL_CONNECTION_LOST, mysqlFailureKind } from '../../failureKinds.js';
+import { jsonValue } from '../../results/jsonText.js';
+import { type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
+import { RowBudget } from '../../results/resultBudget.js';
+import { RowPages } from '../../results/rowPages.js';
+import { cancellable, wireValues } from '../../results/serverValues.js';
+import { DATABASES, EXPORTS } from '../../../core/contract.js';
+import type { AppClock } from '../../../core/clock.js';
+import { mysqlSsl } from '../../reach/tlsSettings.js';
+import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
+
+const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
+const ENGINE_TIMEOUTS = new Set([1969, 3024]);
+const INTERRUPTED = 1317;
+const PARSE_ERROR = 1064;
+const UNSUPPORTED_PREPARE = 1295;
+
+type MysqlError = Error & { code?: string; errno?: number; fatal?: boolean };
+type Field = { name: string; columnType?: number; type?: number; extendedFormat?: string };
+type StopReason = 'truncated' | 'timedOut' | 'cancelled' | undefined;
+/** How a running statement is stopped: killed on the server (its error then ends it), or abandoned at once. */
+type Stop = {
+  reason: StopReason;
+  kill(reason: StopReason): void;
+  /** Drops the session's socket where it stands and kills the statement; resolves once the KILL was answered. */
+  abandon(): Promise<void>;
+};
+
+/**
+ * The two pools of one MySQL or MariaDB connection. Before each read the session is made read only
+ * (`tx_read_only` / `transaction_read_only`) and the read runs in `START TRANSACTION READ ONLY`: a
+ * statement that commits implicitly (DDL) ends that transaction, and only the session default still
+ * stops it. Writes, once consented, use the other pool. The engine's statement limit is set before each
+ * statement (`max_statement_time` on MariaDB, `max_execution_time` on MySQL); a cancelled or over-long
+ * statement is stopped with `KILL QUERY` from a connection of its own, and its session is discarded. A
+ * read past its row cap or byte budget is abandoned: its socket is dropped at once, so no further row
+ * is read, and the statement is killed. A session handed to another token is first reset
+ * (COM_RESET_CONNECTION: user variables, last insert id, temporary tables, prepared statements, locks,
+ * session variables); what Sluice sets on a session is set again before each statement anyway.
+ */
+export class MysqlSessions implements ServerSessions {
+  readonly #config: mysql.ConnectionOptions;
+  readonly #reads: mysql.Pool;
+  readonly #writes: mysql.Pool;
+  readonly #secrets: string[];
+  #flavor: Promise<'mariadb' | 'mysql'> | undefined;
+
+  readonly #clock: AppClock;
+  readonly #owners: Handover<mysql.PoolConnection>;
+
+  /** `owners` decides when a session is reset: the benchmark's baseline passes one that never does. */
+  constructor(address: ServerAddress, clock: AppClock, owners: Handover<mysql.PoolConnection> = new SessionOwners()) {
+    this.#clock = clock;
+    this.#owners = owners;
+    const { engine: _engine, tls, ...credentials } = address;
+    const ssl = mysqlSsl(tls);
+    this.#config = {
+      ...credentials,
+      ...(ssl ? { ssl } : {}),
+      connectTimeout: DATABASES.connectTimeoutMs,
+      supportBigNumbers: true,
+      dateStrings: true,
+      multipleStatements: false,
+      // The server may never read a file from this machine (LOAD DATA LOCAL INFILE).
+      flags: ['-LOCAL_FILES'],
+      charset: 'utf8mb4',
+      // JSON values come as text and are parsed in #collect, unless too long or too deep (db/results/jsonText.js).
+      jsonStrings: true,
+    };
+    this.#secrets = address.password ? [address.password] : [];
+    this.#reads = mysql.createPool({ ...this.#config, connectionLimit: DATABASES.readSessions, maxIdle: DATABASES.readSessions, idleTimeout: 30_000 });
+    this.#writes = mysql.createPool({ ...this.#config, connectionLimit: 2, maxIdle: 2, idleTimeout: 30_000 });
+  }
+
+  /**
+   * Prepares the statement on a write session (the binary protocol's prepare runs nothing) and closes
+   * it: MariaDB refuses even to prepare a write on a read session, whose `tx_read_only` is set. A
+   * statement the server cannot prepare at all (`ER_UNSUPPORTED_PS`) passes: it is checked when it runs.
+   */
+  async check(sql: string, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    const connection = await this.#connection(this.#writes);
+    try {
+      await new Promise<void>((resolve, reject) =>
+        connection.prepare(sql, (error, statement) => {
+          if (!error) {
+            statement.close();
+            resolve();
+          } else if (error.errno === UNSUPPORTED_PREPARE) resolve();
+          else reject(error.errno === PARSE_ERROR ? new DriverFailure('invalid_argument', `the statement is not valid: ${error.message}`, this.#secrets) : this.#failure(error));
+        }),
+      );
+    } finally {
+      connection.release();
+    }
+  }
+
+  read(sql: string, options: StatementOptions): Promise<ResultSet> {
+    return this.#session(this.#reads, options, async (connection, stop) => {
+      await run(connection, await this.#sessionSettings(connection, true, options.timeoutMs));
+      await run(connection, 'START TRANSACTION READ ONLY');
+      const result = await this.#collect(connection, sql, options, stop, true);
+      if (!stop.reason) await run(connection, 'ROLLBACK');
+      return result;
+    });
+  }
+
+  /** One read as `read`, its rows handed on a page at a time (`#pages`). */
+  readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead> {
+    return this.#session(this.#reads, options, async (connection, stop) => {
+      await run(connection, await this.#sessionSettings(connection, true, options.timeoutMs));
+      await run(connection, 'START TRANSACTION READ ONLY');
+      const result = await this.#pages(connection, sql, options, stop, onPage);
+      if (!stop.reason) await run(connection, 'ROLLBACK');
+      return result;
+    });
+  }
+
+  write(sql: string, options: StatementOptions): Promise<ResultSet> {
+    return this.#session(this.#writes, options, async (connection, stop) => {
+      await run(connection, await this.#sessionSettings(connection, false, options.timeoutMs));
+      await run(connection, 'START TRANSACTION');
+      const result = await this.#collect(connection, sql, options, stop, false);
+      await run(connection, 'COMMIT');
+      return result;
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#reads.promise().end(), this.#writes.promise().end()]);
+  }
+
+  async #session<T>(
+    pool: mysql.Pool,
+    options: StatementOptions,
+    work: (connection: mysql.PoolConnection, stop: Stop) => Promise<T>,
+  ): Promise<T> {
+    options.signal.throwIfAborted();
+    const connection = await this.#connection(pool);
+    const stop: Stop = {
+      reason: undefined,
+      kill: (reason) => {
+        stop.reason ??= reason;
+        void this.#killQuery(connection.threadId).catch(() => {});
+      },
+      abandon: () => {
+        stop.reason ??= 'truncated';
+        // Out of the pool and marked closing first, so the dropped socket is no error; a session left
+        // mid-result could not serve another statement, and draining it would read every row.
+        connection.destroy();
+        (connection as unknown as { stream: Socket }).stream.destroy();
+        return this.#killQuery(connection.threadId).catch(() => {});
+      },
+    };
+    const timer = this.#clock.setTimeout(() => stop.kill('timedOut'), options.timeoutMs + DATABASES.deadlineGraceMs);
+    let discard = false;
+    try {
+      return await cancellable(options.signal, () => work(connection, stop), () => {
+        stop.reason ??= 'cancelled';
+        return this.#killQuery(connection.threadId);
+      });
+    } catch (error) {
+      discard = true;
+      if (options.signal.aborted) throw error;
+      if (stop.reason === 'timedOut' && (error as MysqlError).errno === INTERRUPTED) throw statementTimeout();
+      throw this.#failure(error as MysqlError);
+    } finally {
+      this.#clock.clearTimeout(timer);
+      // A session a KILL was aimed at, or that failed mid-transaction, is closed: the server rolls it back.
+      if (discard || stop.reason) connection.destroy();
+      else connection.release();
+    }
+  }
+
+  /**
+   * A session of `pool` for the statement starting now, reset first if another owner used it last. One
+   * that fails its reset is closed and another taken: a server without COM_RESET_CONNECTION (MariaDB
+   * before 10.2.4) then gets new sessions, which carry nothing.
+   */
+  async #connection(pool: mysql.Pool): Promise<mysql.PoolConnection> {
+    const owner = sessionOwner();
+    for (;;) {
+      const connection = await new Promise<mysql.PoolConnection>((resolve, reject) =>
+        pool.getConnection((error, pooled) => (error ? reject(this.#connectFailure(error)) : resolve(pooled))),
+      );
+      if (!this.#owners.handOver(connection, owner)) return connection;
+      try {
+        await new Promise<void>((resolve, reject) => connection.reset((error) => (error ? reject(error) : resolve())));
+        return connection;
+      } catch (error) {
+        connection.destroy();
+        if ((error as MysqlError).fatal) throw this.#failure(error as MysqlError);
+      }
+    }
+  }
+
+  /**
+   * Streams the statement's rows, keeping at most `maxRows` within the byte budget. A read stops reading
+   * at row `maxRows + 1` or the first row past the budget and abandons the statement; a write reads on,
+   * keeping nothing more, to its end and its count of affected rows.
+   */
+  #collect(connection: mysql.PoolConnection, sql: string, options: StatementOptions, stop: Stop, stopEarly: boolean): Promise<ResultSet> {
+    return new Promise((resolve, reject) => {
+      let columns: Column[] = [];
+      let jsonColumns: number[] = [];
+      const rows: unknown[][] = [];
+      const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+      let rowsAffected = 0;
+      let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
+      const query = { sql, rowsAsArray: true, values: options.params };
+      const command = options.params.length > 0 ? connection.execute(query) : connection.query(query);
+      // A statement without a result set reports undefined fields.
+      command.on('fields', (received: Field[] | undefined) => {
+        columns = budget.takeColumns((received ?? []).map(column), received?.length ?? 0);
+        jsonColumns = (received ?? []).flatMap((field, i) => (i < columns.length && isJson(field) ? [i] : []));
+      });
+      command.on('result', (row: unknown) => {
+        if (!Array.isArray(row)) {
+          rowsAffected += Number((row as { affectedRows?: number }).affectedRows ?? 0);
+          return;
+        }
+        if (truncatedBy) return;
+        const values = rows.length < options.maxRows ? wireValues(row) : undefined;
+        if (values) for (const i of jsonColumns) if (typeof values[i] === 'string') values[i] = jsonValue(values[i] as string);
+        if (values && budget.take(values)) rows.push(values);
+        else {
+          truncatedBy = values ? 'max_bytes' : 'max_rows';
+          if (stopEarly) {
+            settle();
+            void stop.abandon().then(finish);
+          }
+        }
+      });
+      const settle = failOnLoss(connection, reject);
+      command.on('error', (error: MysqlError) => {
+        settle();
+        reject(error);
+      });
+      command.on('end', () => {
+        settle();
+        finish();
+      });
+      const finish = () =>
+        resolve({ columns, rows, ...budget.outcome(truncatedBy), rowsAffected });
+    });
+  }
+
+  /**
+   * Streams the statement's rows a page at a time: while a full page is handed to `onPage` the
+   * session's socket is paused, so further rows wait on the server rather than here, and it resumes
+   * once the page is done. Past `maxRows` or the budget, or when `onPage` fails, the last page is
+   * settled and the statement abandoned, as a read past its cap is.
+   */
+  #pages(connection: mysql.PoolConnection, sql: string, options: StatementOptions, stop: Stop, onPage: PageReader): Promise<PagedRead> {
+    return new Promise((resolve, reject) => {
+      let columns: Column[] = [];
+      const pages = new RowPages({ ...options, pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes });
+      let handed = Promise.resolve();
+      let ended = false;
+      const handOn = () => {
+        const page = pages.next();
+        if (page.length === 0) return;
+        const paused = !ended;
+        if (paused) connection.pause();
+        handed = handed.then(() => onPage(page, columns)).then(() => {
+          if (paused) connection.resume();
+        });
+        handed.catch(() => end(true));
+      };
+      /** The result ends here: once the pages are handed on, the statement is abandoned (`stopped`) or done. */
+      const end = (stopped: boolean) => {
+        if (ended) return;
+        ended = true;
+        settle();
+        handOn();
+        handed.then(
+          () => (stopped ? stop.abandon() : undefined),
+          (error: unknown) => stop.abandon().then(() => Promise.reject(error)),
+        ).then(() => resolve({ columns, ...pages.summary() }), reject);
+      };
+      const query = { sql, rowsAsArray: true, values: options.params };
+      const command = options.params.length > 0 ? connection.execute(query) : connection.query(query);
+      command.on('fields', (received: Field[] | undefined) => {
+        columns = (received ?? []).map(column);
+      });
+      command.on('result', (row: unknown) => {
+        if (ended || !Array.isArray(row)) return;
+        if (!pages.take(wireValues(row))) end(true);
+        else if (pages.full) handOn();
+      });
+      const settle = failOnLoss(connection, reject);
+      command.on('error', (error: MysqlError) => {
+        // After `end`, an error is the abandoned statement's.
+        if (ended) return;
+        ended = true;
+        settle();
+        reject(error);
+      });
+      command.on('end', () => end(false));
+    });
+  }
+
+  /**
+   * Set again before every statement, so nothing a session ran before (even a `SET SESSION` that got
+   * past every other layer) carries over: its read-only default and the statement's time limit.
+   */
+  async #sessionSettings(connection: mysql.PoolConnection, readOnly: boolean, timeoutMs: number): Promise<string> {
+    this.#flavor ??= this.#detectFlavor(connection);
+    return (await this.#flavor) === 'mariadb'
+      ? `SET SESSION tx_read_only = ${Number(readOnly)}, SESSION max_statement_time = ${(timeoutMs / 1000).toFixed(3)}`
+      : `SET SESSION transaction_read_only = ${Number(readOnly)}, SESSION max_execution_time = ${Math.ceil(timeoutMs)}`;
+  }
+
+  /**
+   * Asked on the session that needs the answer: asking the pool for another session deadlocked when
+   * every session of the pool was already waiting for the answer.
+   */
+  async #detectFlavor(connection: mysql.PoolConnection): Promise<'mariadb' | 'mysql'> {
+    try {
+      const version = await new Promise<string>((resolve, reject) =>
+        connection.query({ sql: 'SELECT VERSION()', rowsAsArray: true }, (error, rows) =>
+          error ? reject(error) : resolve(String((rows as unknown[][])[0]?.[0])),
+        ),
+      );
+      return version.includes('MariaDB') ? 'mariadb' : 'mysql';
+    } catch (error) {
+      this.#flavor = undefined;
+      throw error;
+    }
+  }
+
+  async #killQuery(threadId: number): Promise<void> {
+    const admin = mysql.createConnection(this.#config).promise();
+    try {
+      await admin.query(`KILL QUERY ${Number(threadId)}`);
+    } finally {
+      await admin.end().catch(() => {});
+    }
+  }
+
+  #connectFailure(error: MysqlError): DriverFailure {
+    if (error.code === 'ETIMEDOUT') {
+      return new DriverFailure('timeout', `the MySQL server did not answer within ${DATABASES.connectTimeoutMs / 1000} s`, this.#secrets);
+    }
+    return new DriverFailure('not_connected', `cannot reach the MySQL server: ${error.message}`, this.#secrets, error.errno === undefined ? undefined : String(error.errno));
+  }
+
+  #failure(error: MysqlError): Error {
+    if (error instanceof DriverFailure) return error;
+    if (error.errno !== undefined && ENGINE_TIMEOUTS.has(error.errno)) return statementTimeout();
+    const kind = mysqlFailureKind(error.errno, error.code);
+    const engineCode = error.errno === undefined ? error.code : String(error.errno);
+    if (kind === 'not_connected') {
+      return new DriverFailure('not_connected', `the connection to the MySQL server was lost: ${error.message}`, this.#secrets, engineCode);
+    }
+    return new DriverFailure(kind, error.message, this.#secrets, engineCode);
+  }
+}
+
+/** A JSON column: MySQL's JSON type, or MariaDB's JSON (a LONGTEXT) as its extended metadata says. */
+const isJson = (field: Field) => (field.columnType ?? field.type) === mysql.Types.JSON || field.extendedFormat === 'json';
+function column(field: Field): Column {
+  return { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };
+}
+
+/**
+ * Rejects through `reject` if the connection is lost mid-statement, which it reports to the connection,
+ * not to the statement; returns how to stop watching.
+ */
+function failOnLoss(connection: mysql.PoolConnection, reject: (error: MysqlError) => void): () => void {
+  const lost = (error?: MysqlError) => reject(error ?? Object.assign(new Error('the server closed the connection'), { fatal: true, code: MYSQL_CONNECTION_LOST }));
+  connection.once('error', lost);
+  connection.once('end', lost);
+  return () => {
+    connection.off('error', lost);
+    connection.off('end', lost);
+  };
+}
+
+function run(connection: mysql.PoolConnection, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve())));
+}

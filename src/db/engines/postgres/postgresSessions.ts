@@ -1,0 +1,386 @@
+import { randomInt } from 'node:crypto';
+import type { Socket } from 'node:net';
+import pg from 'pg';
+import type { ServerAddress } from '../../connections/connectionUrl.js';
+import type { Column, PagedRead, PageReader, ResultSet } from '../../database.js';
+import { DriverFailure, statementTimeout } from '../../driverFailure.js';
+import { postgresFailureKind } from '../../failureKinds.js';
+import { type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
+import { cancellable, int64, wireValues } from '../../results/serverValues.js';
+import { tokenize } from '../../../sql/tokens.js';
+import { RowBudget } from '../../results/resultBudget.js';
+import { jsonValue } from '../../results/jsonText.js';
+import { RowPages } from '../../results/rowPages.js';
+import { assertParses } from './postgresParser.js';
+import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
+import { postgresSsl } from '../../reach/tlsSettings.js';
+import { DATABASES, EXPORTS } from '../../../core/contract.js';
+import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
+
+/** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
+const RAW_TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1186, 1266]);
+const INT8 = 20;
+/** json, jsonb and their arrays: parsed unless too long or too deep (db/results/jsonText.js). */
+const JSON_TYPES = new Set([114, 3802, 199, 3807]);
+const TYPE_NAMES = new Map(Object.entries(pg.types.builtins).map(([name, oid]) => [oid, name.toLowerCase()]));
+const CURSOR_VERBS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
+const ROW_COUNTING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+/** Rows per FETCH: the first batch is small, later ones grow fourfold up to the largest. */
+const FIRST_BATCH = 100;
+const LARGEST_BATCH = 2_000;
+
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (RAW_TEXT_TYPES.has(oid)) return (text: string) => text;
+    if (oid === INT8) return int64;
+    if (JSON_TYPES.has(oid) && format !== 'binary') {
+      const parse = pg.types.getTypeParser(oid, 'text') as (text: string) => unknown;
+      return (text: string) => jsonValue(text, parse);
+    }
+    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+  },
+} as unknown as pg.CustomTypesConfig;
+
+type PgError = Error & { code?: string };
+
+const ignore = () => {};
+
+/** A statement over the extended protocol (one statement only, values bound); `queryMode` is not in pg's types. */
+const extended = (text: string, values: unknown[]) =>
+  ({ text, values, rowMode: 'array', queryMode: 'extended' }) as pg.QueryArrayConfig;
+
+/**
+ * The two pools of one PostgreSQL connection. Reads use sessions whose default transaction is read only
+ * and run inside `BEGIN READ ONLY`; writes, once consented, use the other pool. Every statement goes over
+ * the extended protocol, which refuses more than one statement; `statement_timeout` is set for each; a
+ * cancelled statement is stopped with `pg_cancel_backend` from a connection of its own. A session
+ * handed to another token is reset first (`resetSession`).
+ */
+export class PostgresSessions implements ServerSessions {
+  readonly #config: pg.PoolConfig;
+  readonly #reads: pg.Pool;
+  readonly #writes: pg.Pool;
+  readonly #secrets: string[];
+  readonly #owners: Handover<pg.PoolClient>;
+
+  /** `owners` decides when a session is reset: the benchmark's baseline passes one that never does. */
+  constructor(address: ServerAddress, owners: Handover<pg.PoolClient> = new SessionOwners()) {
+    this.#owners = owners;
+    const { engine: _engine, tls, ...credentials } = address;
+    const ssl = postgresSsl(tls);
+    this.#config = {
+      ...credentials,
+      ssl,
+      application_name: 'sluice',
+      connectionTimeoutMillis: DATABASES.connectTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      allowExitOnIdle: true,
+      types: typeParsers,
+      // An encrypted session is guarded on its TLS socket once connected (guardTls): below it, the
+      // plain socket carries the one-byte answer to SSLRequest, which is no protocol message.
+      ...(ssl ? {} : { stream: () => new GuardedSocket() }),
+    };
+    this.#secrets = address.password ? [address.password] : [];
+    this.#reads = new pg.Pool({ ...this.#config, max: DATABASES.readSessions, options: '-c default_transaction_read_only=on' });
+    this.#writes = new pg.Pool({ ...this.#config, max: 2 });
+    if (ssl) for (const pool of [this.#reads, this.#writes]) pool.on('connect', guardTls);
+    // An idle session the server dropped: the pool discards it and opens another on next use.
+    this.#reads.on('error', ignore);
+    this.#writes.on('error', ignore);
+  }
+
+  check(sql: string): Promise<void> {
+    return assertParses(sql);
+  }
+
+  /**
+   * One read. A cursor fetches the rows in growing batches until `maxRows` + 1 or the byte budget is
+   * reached, so a huge result is never pulled whole and the server computes little more than is shown;
+   * the session's guard drops rows past the budget or the count before the driver holds them. Each
+   * FETCH is a statement with its own `statement_timeout`: a read whose batches together pass its
+   * timeout is ended before the next one. The ROLLBACK closes the cursor.
+   */
+  read(sql: string, options: StatementOptions): Promise<ResultSet> {
+    return this.#session(this.#reads, options, async (client) => {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
+      const verb = tokenize(sql, 'postgres')[0]?.text ?? '';
+      const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
+      if (CURSOR_VERBS.has(verb)) {
+        const started = performance.now();
+        await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
+        for (let batch = FIRST_BATCH; !rows.done; batch = Math.min(batch * 4, LARGEST_BATCH)) {
+          if (batch > FIRST_BATCH && performance.now() - started >= options.timeoutMs) throw statementTimeout();
+          const want = Math.min(batch, rows.rowsLeft);
+          const result = await guarded(client, rows, () =>
+            client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }),
+          );
+          if (result.rowCount !== null && result.rowCount < want) break;
+        }
+      } else {
+        await guarded(client, rows, () => client.query(extended(sql, options.params)));
+      }
+      await client.query('ROLLBACK');
+      return rows.resultSet(0);
+    });
+  }
+
+  /**
+   * One read handed on a page at a time (export_data), in `BEGIN READ ONLY` with its `statement_timeout`
+   * as `read`: a cursor FETCHes about a page (fewer rows when they are wide), hands it to `onPage`, and
+   * fetches the next only once that is done. The timeout covers the whole read, pages handed on included.
+   * A statement a cursor cannot hold (SHOW, EXPLAIN) is read whole: its result is small.
+   */
+  async readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead> {
+    if (!CURSOR_VERBS.has(tokenize(sql, 'postgres')[0]?.text ?? '')) {
+      const { rows, rowsAffected: _, cellsCut = 0, ...result } = await this.read(sql, options);
+      if (rows.length > 0) await onPage(rows, result.columns);
+      return { ...result, rows: rows.length, cellsCut };
+    }
+    return this.#session(this.#reads, options, async (client) => {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
+      const pages = new PagedRows(options);
+      const started = performance.now();
+      let columns: Column[] | undefined;
+      await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
+      while (!pages.done) {
+        // A cancellation while a page was written finds no statement running to cancel: it is seen here.
+        options.signal.throwIfAborted();
+        if (performance.now() - started >= options.timeoutMs) throw statementTimeout();
+        const want = pages.nextFetch;
+        const result = await guarded(client, pages, () => client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }));
+        columns ??= await this.#columns(client, result.fields);
+        if (pages.full) await onPage(pages.next(), columns);
+        if (result.rowCount !== null && result.rowCount < want) break;
+      }
+      const last = pages.next();
+      if (columns && last.length > 0) await onPage(last, columns);
+      await client.query('ROLLBACK');
+      return { columns: columns ?? [], ...pages.summary() };
+    });
+  }
+
+  /** One consented statement, committed. */
+  write(sql: string, options: StatementOptions): Promise<ResultSet> {
+    return this.#session(this.#writes, options, async (client) => {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
+      const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
+      const result = await guarded(client, rows, () => client.query(extended(sql, options.params)));
+      await client.query('COMMIT');
+      const affected = ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0;
+      return rows.resultSet(affected);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#reads.end(), this.#writes.end()]);
+  }
+
+  async #session<T>(pool: pg.Pool, options: StatementOptions, work: (client: pg.PoolClient) => Promise<T>) {
+    options.signal.throwIfAborted();
+    const owner = sessionOwner();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw this.#connectFailure(error as PgError);
+    }
+    const pid = (client as unknown as { processID: number }).processID;
+    // A session cut mid-statement fails its query (handled below) and also emits 'error', which the pool
+    // listens to only while the session is idle: without this the process would crash.
+    client.on('error', ignore);
+    let broken: Error | undefined;
+    try {
+      const reset = this.#owners.handOver(client, owner);
+      return await cancellable(
+        options.signal,
+        async () => {
+          if (reset) await resetSession(client);
+          return work(client);
+        },
+        () => this.#cancel(pid),
+      );
+    } catch (error) {
+      broken = error as Error;
+      throw options.signal.aborted ? error : this.#failure(error as PgError);
+    } finally {
+      // A session that failed mid-transaction is not reused: closing it rolls back whatever was left.
+      client.off('error', ignore);
+      client.release(broken ?? false);
+    }
+  }
+
+  async #cancel(pid: number): Promise<void> {
+    const admin = new pg.Client({ ...this.#config });
+    admin.on('error', ignore);
+    await admin.connect();
+    try {
+      await admin.query('SELECT pg_cancel_backend($1)', [pid]);
+    } finally {
+      await admin.end();
+    }
+  }
+
+  async #columns(client: pg.PoolClient, fields: pg.FieldDef[]): Promise<Column[]> {
+    const unknown = [...new Set(fields.map((f) => f.dataTypeID).filter((oid) => !TYPE_NAMES.has(oid)))];
+    if (unknown.length > 0) {
+      const named = await client.query<[number, string]>({
+        text: 'SELECT oid::int, format_type(oid, NULL) FROM pg_type WHERE oid = ANY($1)',
+        values: [unknown],
+        rowMode: 'array',
+      });
+      for (const [oid, name] of named.rows) TYPE_NAMES.set(oid, name);
+    }
+    return fields.map((f) => ({ name: f.name, type: TYPE_NAMES.get(f.dataTypeID) ?? '' }));
+  }
+
+  #connectFailure(error: PgError): DriverFailure {
+    if (/timeout/i.test(error.message)) {
+      return new DriverFailure('timeout', `the PostgreSQL server did not answer within ${DATABASES.connectTimeoutMs / 1000} s`, this.#secrets);
+    }
+    return new DriverFailure('not_connected', `cannot reach the PostgreSQL server: ${error.message}`, this.#secrets, error.code);
+  }
+
+  #failure(error: PgError): Error {
+    if (error instanceof DriverFailure) return error;
+    const { code = '' } = error;
+    if (code === '57014' && /statement timeout/.test(error.message)) return statementTimeout();
+    const kind = postgresFailureKind(code || undefined, error.message);
+    if (kind === 'not_connected') {
+      return new DriverFailure('not_connected', `the connection to the PostgreSQL server was lost: ${error.message}`, this.#secrets, code || undefined);
+    }
+    return new DriverFailure(kind, error.message, this.#secrets, code || undefined);
+  }
+}
+
+/**
+ * Everything a session carries (settings, prepared statements, temporary tables, sequences' last
+ * values, advisory locks, `LISTEN`s) back to how it started; the read pool's start-up
+ * `default_transaction_read_only` is a reset value and stays. `DISCARD ALL` keeps the random seed, so a
+ * fresh one follows. Run between transactions: the previous statement committed or rolled back.
+ */
+async function resetSession(client: pg.PoolClient): Promise<void> {
+  await client.query('DISCARD ALL');
+  await client.query({ text: 'SELECT setseed($1)', values: [randomInt(2 ** 47) / 2 ** 47] });
+}
+
+/** Columns and rows kept against `maxRows` and the byte budget, batch by batch. */
+class BudgetedRows {
+  readonly #options: StatementOptions;
+  readonly #budget: RowBudget;
+  readonly #describe: (fields: pg.FieldDef[]) => Promise<Column[]>;
+  readonly #rows: unknown[][] = [];
+  #columns: Column[] | undefined;
+  #truncatedBy: 'max_rows' | 'max_bytes' | undefined;
+
+  /** `describe` names the columns' types, once, when the first batch says what the columns are. */
+  constructor(options: StatementOptions, describe: (fields: pg.FieldDef[]) => Promise<Column[]>) {
+    this.#options = options;
+    this.#budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+    this.#describe = describe;
+  }
+
+  /** Rows still worth reading: up to `maxRows`, and one more to know that there were more. */
+  get rowsLeft(): number {
+    return this.#options.maxRows + 1 - this.#rows.length;
+  }
+
+  get done(): boolean {
+    return this.#truncatedBy !== undefined;
+  }
+
+  /** What the guard lets through for the next batch: twice the budget left (wire text is rarely longer than JSON). */
+  get allowance(): number {
+    return 2 * (this.#budget.maxBytes - this.#budget.used) + 1_024;
+  }
+
+  get empty(): boolean {
+    return this.#budget.rows === 0;
+  }
+
+  async add(result: pg.QueryArrayResult, dropped: number): Promise<void> {
+    if (!this.#columns) {
+      const columns = await this.#describe(result.fields ?? []);
+      this.#columns = this.#budget.takeColumns(columns, columns.length);
+    }
+    for (const row of result.rows ?? []) {
+      if (this.done) return;
+      if (this.#rows.length === this.#options.maxRows) this.#truncatedBy = 'max_rows';
+      else {
+        const values = wireValues(row);
+        if (this.#budget.take(values)) this.#rows.push(values);
+        else this.#truncatedBy = 'max_bytes';
+      }
+    }
+    if (dropped > 0) this.#truncatedBy ??= 'max_bytes';
+  }
+
+  resultSet(rowsAffected: number): ResultSet {
+    return { columns: this.#columns ?? [], rows: this.#rows, ...this.#budget.outcome(this.#truncatedBy), rowsAffected };
+  }
+}
+
+/** A paged read's rows as the session's guard sees them: what it may still let through, page by page. */
+class PagedRows extends RowPages {
+  constructor(options: StatementOptions) {
+    super({ ...options, pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes });
+  }
+
+  /** Rows to FETCH next: a first few, then what fills the page, its rows or (at the rows' size so far) its bytes. */
+  get nextFetch(): number {
+    const rowBytes = this.count === 0 ? 0 : this.budget.used / this.count;
+    const byBytes = rowBytes === 0 ? FIRST_BATCH : Math.floor((this.pageBytes - (this.budget.used - this.pageStart)) / rowBytes);
+    return Math.max(1, Math.min(this.pageRows - this.page.length, byBytes, this.rowsLeft));
+  }
+
+  get allowance(): number {
+    return 2 * (this.budget.maxBytes - this.budget.used) + 1_024;
+  }
+
+  get empty(): boolean {
+    return this.count === 0;
+  }
+
+  add(result: pg.QueryArrayResult, dropped: number): void {
+    for (const row of result.rows ?? []) if (!this.take(wireValues(row))) return;
+    if (dropped > 0) this.truncatedBy ??= 'max_bytes';
+  }
+}
+
+/** What a guarded query needs of the rows it adds to: what the guard may let through, and where rows go. */
+type GuardedRows = Pick<BudgetedRows, 'allowance' | 'empty' | 'rowsLeft'> & {
+  add(result: pg.QueryArrayResult, dropped: number): void | Promise<void>;
+};
+
+/**
+ * Runs one query with the session's guard armed for what `rows` can still take, and keeps its rows:
+ * a statement without a cursor (a write's RETURNING, SHOW) still runs to its end, but what it sends
+ * past `maxRows` + 1 rows or the budget is dropped on the socket.
+ */
+async function guarded(client: pg.PoolClient, rows: GuardedRows, query: () => Promise<pg.QueryArrayResult>) {
+  const guard = guardOf(client);
+  guard.arm(rows.allowance, rows.empty, rows.rowsLeft);
+  let result: pg.QueryArrayResult;
+  let dropped: number;
+  try {
+    result = await query();
+    dropped = guard.dropped;
+  } finally {
+    guard.disarm();
+  }
+  // Once disarmed: naming the columns' types is a query of its own on this session.
+  await rows.add(result, dropped);
+  return result;
+}
+
+const tlsGuards = new WeakMap<pg.PoolClient, Guard>();
+
+/** An encrypted session's guard sits on the TLS socket `pg` put over the GuardedSocket. */
+function guardTls(client: pg.PoolClient): void {
+  tlsGuards.set(client, guardInPlace((client as unknown as { connection: { stream: Socket } }).connection.stream));
+}
+
+const guardOf = (client: pg.PoolClient): Guard =>
+  tlsGuards.get(client) ?? (client as unknown as { connection: { stream: GuardedSocket } }).connection.stream;

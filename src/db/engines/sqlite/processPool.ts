@@ -1,0 +1,374 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { JsonRows, type PageReader, type ResultSet, type Rows } from '../../database.js';
+import { DriverFailure, statementTimeout } from '../../driverFailure.js';
+import { sqliteFailureKind } from '../../failureKinds.js';
+import { DATABASES } from '../../../core/contract.js';
+import { type AppClock, systemClock } from '../../../core/clock.js';
+import type { SqlitePoolSettings } from './poolSettings.js';
+import { sessionOwner } from '../../connections/sessionOwner.js';
+import {
+  closeFile,
+  DOES_NOT_PREPARE,
+  isPage,
+  isRowsChunk,
+  type PoolMessage,
+  type ProcessMessage,
+  pageWritten,
+  processArgv,
+  type StatementRequest,
+} from './queryProcessMessages.js';
+
+/** A statement as a connection hands it to the pool: the pool adds its id, file, owner and timeout. */
+export type SqliteStatement = Omit<StatementRequest, 'id' | 'path' | 'owner' | 'timeoutMs'>;
+
+/** Rows sent in one message: a JSON array, and the same rows' escaped text lines. */
+type Chunk = { json: string; lines: string };
+
+/**
+ * Every row, from the chunks sent ahead and the reply's: one JSON array, and the escaped text lines
+ * with an escaped line break between two. Concatenated, not joined: the text is copied once, when the
+ * response is written.
+ */
+function joinedRows(chunks: Chunk[], rowCount: number): JsonRows {
+  let json = '';
+  let lines = '';
+  let first = true;
+  for (const chunk of chunks) {
+    if (chunk.json === '[]') continue;
+    const inner = chunk.json.slice(1, -1);
+    json = first ? inner : `${json},${inner}`;
+    lines = first ? chunk.lines : `${lines}\\n${chunk.lines}`;
+    first = false;
+  }
+  return new JsonRows(`[${json}]`, rowCount, lines);
+}
+
+/** An error SQLite raised for a statement (`code` is SQLite's, or the query process's `not_read_only`). */
+function sqliteFailure(code: string, message: string): DriverFailure {
+  if (code === DOES_NOT_PREPARE) return new DriverFailure('invalid_argument', `the statement is not valid: ${message}`);
+  return new DriverFailure(sqliteFailureKind(code), message, [], code);
+}
+
+const QUERY_PROCESS = fileURLToPath(new URL('./queryProcess.js', import.meta.url));
+/** How V8 ends a process out of heap (abort: SIGABRT, or exit code 134 through some shells). */
+const OUT_OF_MEMORY_EXIT = 134;
+
+/** One connection's use of the pool: its statements, and closing its file in every process. */
+export type SqliteFile = {
+  /**
+   * Runs a statement; in `pages` mode each full page goes to `onPage`, the process reading on once it
+   * has settled, and the reply's rows are the last page.
+   */
+  run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number, onPage?: PageReader): Promise<ResultSet<Rows>>;
+  /** Ends its waiting statements and, once no other connection uses the path, closes the file everywhere. */
+  close(): void;
+};
+
+type Handle = { path: string; closed: boolean; running: number };
+type Waiter = { handle: Handle; take(child: ChildProcess): void; fail(error: unknown): void };
+
+const closedFailure = () => new DriverFailure('not_connected', 'the connection was closed');
+
+/**
+ * The application's child processes that run SQLite statements, off the event loop, for every SQLite
+ * connection: each process keeps read connections to the files it served last, so any process can
+ * serve any file. A statement that is cancelled or runs past its deadline takes its process with it:
+ * the process is killed at once (SQLite stops mid-step) and the next statement gets another one. One
+ * process is kept alive while the pool is open (after `warm()`), more start on demand up to `size` and
+ * go again after a minute without work, and a process that grew past the memory threshold is let go
+ * once it has answered.
+ */
+export class SqliteProcessPool {
+  readonly size: number;
+  readonly #settings: SqlitePoolSettings;
+  readonly #clock: AppClock;
+  readonly #idle: ChildProcess[] = [];
+  readonly #busy = new Set<ChildProcess>();
+  /** Processes let go for their memory, still closing their files. */
+  readonly #leaving = new Set<ChildProcess>();
+  readonly #waiting: Waiter[] = [];
+  /** Open connections per path: a file is closed in every process when its last one closes. */
+  readonly #paths = new Map<string, number>();
+  #closed = false;
+  #nextId = 1;
+  #trimTimer: unknown;
+
+  constructor(settings: SqlitePoolSettings, clock: AppClock = systemClock) {
+    this.size = settings.processes;
+    this.#settings = settings;
+    this.#clock = clock;
+  }
+
+  /** Starts a process now, unless one is alive, so that the first statement does not wait for one to start. */
+  warm(): void {
+    if (!this.#closed && this.#live() === 0) this.#idle.push(this.#spawn());
+  }
+
+  /** One connection's way into the pool, for the SQLite file at `path`. */
+  file(path: string): SqliteFile {
+    const handle: Handle = { path, closed: false, running: 0 };
+    this.#paths.set(path, (this.#paths.get(path) ?? 0) + 1);
+    return {
+      run: (request, signal, timeoutMs, onPage) =>
+        handle.closed || this.#closed ? Promise.reject(closedFailure()) : this.#run(handle, request, signal, timeoutMs, onPage),
+      close: () => this.#closeHandle(handle),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#trimTimer !== undefined) this.#clock.clearTimeout(this.#trimTimer);
+    for (const waiter of this.#waiting.splice(0)) waiter.fail(closedFailure());
+    const children = [...this.#idle, ...this.#busy, ...this.#leaving];
+    this.#idle.length = 0;
+    this.#busy.clear();
+    this.#leaving.clear();
+    await Promise.all(children.map(kill));
+  }
+
+  #live(): number {
+    return this.#idle.length + this.#busy.size;
+  }
+
+  #spawn(): ChildProcess {
+    const argv = processArgv({ busyTimeoutMs: DATABASES.sqliteBusyTimeoutMs, filesPerProcess: this.#settings.filesPerProcess });
+    const child = fork(QUERY_PROCESS, argv, {
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      execArgv: [`--max-old-space-size=${DATABASES.sqliteHeapMb}`],
+    });
+    child.unref();
+    child.channel?.unref();
+    // A process that dies while idle (or while leaving) is dropped; one running a statement fails it.
+    child.once('exit', () => {
+      const at = this.#idle.indexOf(child);
+      if (at >= 0) this.#idle.splice(at, 1);
+      this.#leaving.delete(child);
+    });
+    // Sending to a process that just died fails the statement through `exit`; nothing else to do here.
+    child.on('error', () => undefined);
+    return child;
+  }
+
+  #closeHandle(handle: Handle): void {
+    if (handle.closed) return;
+    handle.closed = true;
+    for (const waiter of this.#waiting.filter((w) => w.handle === handle)) {
+      this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+      waiter.fail(closedFailure());
+    }
+    const left = (this.#paths.get(handle.path) ?? 1) - 1;
+    if (left > 0) {
+      this.#paths.set(handle.path, left);
+      return;
+    }
+    this.#paths.delete(handle.path);
+    // A busy process reads this after its statement: messages are handled in order.
+    for (const child of [...this.#idle, ...this.#busy]) {
+      if (child.connected) child.send(closeFile(handle.path) satisfies PoolMessage, () => undefined);
+    }
+  }
+
+  async #run(handle: Handle, request: SqliteStatement, signal: AbortSignal, timeoutMs: number, onPage?: PageReader): Promise<ResultSet<Rows>> {
+    signal.throwIfAborted();
+    const owner = sessionOwner();
+    const child = await this.#acquire(handle, signal);
+    return this.#statement(child, handle, request, owner, signal, timeoutMs, onPage);
+  }
+
+  /** An idle process, a new one while there are fewer than `size`, or else the next one freed. */
+  #acquire(handle: Handle, signal: AbortSignal): Promise<ChildProcess> | ChildProcess {
+    if (this.#waiting.length === 0) {
+      const idle = this.#idle.pop();
+      if (idle) return this.#grant(handle, idle);
+      if (this.#live() < this.size) return this.#grant(handle, this.#spawn());
+    }
+    return new Promise<ChildProcess>((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+        reject(signal.reason);
+      };
+      const waiter: Waiter = {
+        handle,
+        take: (child) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(child);
+        },
+        fail: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(waiter);
+    });
+  }
+
+  #grant(handle: Handle, child: ChildProcess): ChildProcess {
+    this.#busy.add(child);
+    handle.running += 1;
+    return child;
+  }
+
+  /** The waiter whose connection runs the fewest statements now (the oldest among equals). */
+  #nextWaiter(): Waiter | undefined {
+    let next: Waiter | undefined;
+    for (const waiter of this.#waiting) if (!next || waiter.handle.running < next.handle.running) next = waiter;
+    if (next) this.#waiting.splice(this.#waiting.indexOf(next), 1);
+    return next;
+  }
+
+  /** Hands `child` to the next waiter, or keeps it idle. */
+  #free(child: ChildProcess): void {
+    const waiter = this.#nextWaiter();
+    if (waiter) {
+      waiter.take(this.#grant(waiter.handle, child));
+      return;
+    }
+    this.#idle.push(child);
+    if (this.#live() > 1) this.#scheduleTrim();
+  }
+
+  /**
+   * Past a burst, the processes beyond the one kept warm go once none of them has served a statement for
+   * `DATABASES.sqliteIdleProcessMs`: a pool that idles all day holds one process, not `size`.
+   */
+  #scheduleTrim(): void {
+    if (this.#trimTimer !== undefined) this.#clock.clearTimeout(this.#trimTimer);
+    this.#trimTimer = this.#clock.setTimeout(() => {
+      this.#trimTimer = undefined;
+      while (this.#idle.length > 0 && this.#live() > 1) {
+        // The longest idle first: `#run` takes the most recently freed.
+        const child = this.#idle.shift() as ChildProcess;
+        this.#leaving.add(child);
+        if (child.connected) child.disconnect();
+      }
+    }, DATABASES.sqliteIdleProcessMs);
+  }
+
+  /** After a process was killed or let go: a new one for the next waiter, or to keep one alive. */
+  #replace(): void {
+    if (this.#closed) return;
+    const waiter = this.#nextWaiter();
+    if (waiter) waiter.take(this.#grant(waiter.handle, this.#spawn()));
+    else this.warm();
+  }
+
+  /** The statement has ended on `child`: it is kept, let go for its memory (`rss` past the threshold), or killed. */
+  #settled(child: ChildProcess, handle: Handle, keep: boolean, rss = 0): void {
+    this.#busy.delete(child);
+    handle.running -= 1;
+    if (this.#closed) {
+      void kill(child);
+      return;
+    }
+    if (keep && rss <= this.#settings.recycleRssBytes) {
+      this.#free(child);
+      return;
+    }
+    if (keep) {
+      // Idle now: it closes its files and exits on its own (queryProcess.js, `disconnect`).
+      this.#leaving.add(child);
+      if (child.connected) child.disconnect();
+    } else void kill(child);
+    this.#replace();
+  }
+
+  #statement(
+    child: ChildProcess,
+    handle: Handle,
+    request: SqliteStatement,
+    owner: string,
+    signal: AbortSignal,
+    timeoutMs: number,
+    onPage?: PageReader,
+  ): Promise<ResultSet<Rows>> {
+    child.channel?.ref();
+    const id = this.#nextId++;
+
+    return new Promise<ResultSet<Rows>>((resolve, reject) => {
+      let settled = false;
+      const settle = (keep: boolean, rss?: number) => {
+        settled = true;
+        this.#clock.clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        child.off('message', onMessage);
+        child.off('error', onError);
+        child.off('exit', onExit);
+        child.channel?.unref();
+        this.#settled(child, handle, keep, rss);
+      };
+      const chunks: Chunk[] = [];
+      const onMessage = (reply: ProcessMessage) => {
+        if (reply.id !== id) return;
+        if (isRowsChunk(reply)) {
+          chunks.push({ json: reply.rowsChunk, lines: reply.linesChunk });
+          return;
+        }
+        if (isPage(reply)) {
+          // A page that cannot be written ends the read: the process is stopped mid-statement.
+          (onPage?.(reply.page, reply.columns) ?? Promise.resolve()).then(
+            () => {
+              if (!settled) child.send(pageWritten(id) satisfies PoolMessage, () => undefined);
+            },
+            (error: unknown) => {
+              if (settled) return;
+              settle(false);
+              reject(error);
+            },
+          );
+          return;
+        }
+        settle(true, reply.rss);
+        if (reply.ok) {
+          const rows =
+            'rowsJson' in reply ? joinedRows([...chunks, { json: reply.rowsJson, lines: reply.linesJson }], reply.rowCount) : reply.rows;
+          const { columns, truncated, truncatedBy, cellsCut, columnsLeftOut, rowsAffected } = reply;
+          resolve({ columns, rows, truncated, ...(truncatedBy ? { truncatedBy } : {}), cellsCut: cellsCut ?? 0, ...(columnsLeftOut ? { columnsLeftOut } : {}), rowsAffected });
+        } else reject(sqliteFailure(reply.error.code, reply.error.message));
+      };
+      const onAbort = () => {
+        settle(false);
+        reject(signal.reason);
+      };
+      const onError = (error: Error) => {
+        settle(false);
+        reject(sqliteFailure('SQLITE_CANTOPEN', error.message));
+      };
+      const onExit = (code: number | null, signalName: string | null) => {
+        settle(false);
+        // A process that ran out of memory on one statement dies of it (the server does not).
+        const outOfMemory = code === OUT_OF_MEMORY_EXIT || signalName === 'SIGABRT' || signalName === 'SIGTRAP';
+        reject(
+          outOfMemory
+            ? new DriverFailure('query_failed', `the statement needed more than the query process's ${DATABASES.sqliteHeapMb} MB of memory; select less (fewer rows or shorter values)`)
+            : sqliteFailure('SQLITE_CANTOPEN', 'the database process stopped; is the file readable?'),
+        );
+      };
+      const timer = this.#clock.setTimeout(() => {
+        settle(false);
+        reject(statementTimeout(`The statement ran past its ${timeoutMs / 1000} s timeout`));
+      }, timeoutMs);
+
+      if (signal.aborted) {
+        settle(true);
+        reject(signal.reason);
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      child.on('message', onMessage);
+      child.once('error', onError);
+      child.once('exit', onExit);
+      child.send({ id, timeoutMs, path: handle.path, owner, ...request } satisfies PoolMessage);
+    });
+  }
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}

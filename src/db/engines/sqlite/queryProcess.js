@@ -1,0 +1,306 @@
+// A child process that runs SQLite statements for any SQLite connection of the application, on read
+// connections it keeps to the files it served last. Plain JavaScript so the same file serves `src/`
+// (tests) and `dist/`. A process, not a worker thread: a statement busy inside SQLite cannot be
+// interrupted from another thread, but a process can always be killed (see docs/design.md).
+import { URL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { DATABASES } from '../../../core/contract.js';
+import { blobHex, RowBudget } from '../../results/resultBudget.js';
+import { RowPages } from '../../results/rowPages.js';
+import { rowText } from '../../results/valueText.js';
+import { DOES_NOT_PREPARE, isCloseFile, isPageWritten, NOT_READ_ONLY, processArgs } from './queryProcessMessages.js';
+
+/** @typedef {import('./queryProcessMessages.js').StatementRequest} Request */
+/** @typedef {import('./queryProcessMessages.js').Outcome} Outcome */
+
+const { busyTimeoutMs, filesPerProcess } = processArgs(process.argv);
+const SQLITE_HEAP_BYTES = DATABASES.sqliteHeapMb * 1024 * 1024;
+
+/**
+ * Open read connections by file path, least recently used first (a Map keeps insertion order).
+ * @type {Map<string, import('better-sqlite3').Database>}
+ */
+const connections = new Map();
+
+/**
+ * The owner (a token's id, see db/connections/sessionOwner.ts) whose write last ran on each open connection, by path. A
+ * write can leave temporary objects, pragma settings and `last_insert_rowid()` on its connection; reads
+ * leave nothing (query_only, and only statements SQLite calls read-only). Another owner gets the file
+ * reopened first.
+ * @type {Map<string, string>}
+ */
+const writers = new Map();
+
+/**
+ * The read connection to `path` for `owner`, opened on first use or when another owner wrote on it;
+ * past `filesPerProcess` the least recently used one is closed.
+ * @param {string} path
+ * @param {string} owner
+ */
+function connection(path, owner) {
+  if ((writers.get(path) ?? owner) !== owner) closeFile(path);
+  const open = connections.get(path);
+  if (open) {
+    connections.delete(path);
+    connections.set(path, open);
+    return open;
+  }
+  const db = new Database(path, { fileMustExist: true, timeout: busyTimeoutMs });
+  try {
+    db.pragma('foreign_keys = ON');
+    db.pragma('query_only = ON');
+    // SQLite's own allocations fail a statement with SQLITE_NOMEM past this, before the process runs out.
+    db.pragma(`hard_heap_limit = ${SQLITE_HEAP_BYTES}`);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  connections.set(path, db);
+  for (const [oldest, old] of connections) {
+    if (connections.size <= filesPerProcess) break;
+    connections.delete(oldest);
+    writers.delete(oldest);
+    old.close();
+  }
+  return db;
+}
+
+/** @param {string} path */
+function closeFile(path) {
+  connections.get(path)?.close();
+  connections.delete(path);
+  writers.delete(path);
+}
+
+/**
+ * A value as JSON can carry it: large integers as text, blobs as `0x…` hex cut at `cellLimit`.
+ * @param {unknown} value
+ * @param {number} cellLimit
+ */
+function toWire(value, cellLimit) {
+  if (typeof value === 'bigint') {
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString();
+  }
+  if (value instanceof Uint8Array) return blobHex(value, cellLimit).text;
+  return value;
+}
+
+/**
+ * A row's values made wire values in place (a fresh array per row costs more than the conversion itself);
+ * returns how many blobs were cut to the cell limit.
+ * @param {unknown[]} values
+ * @param {number} cellLimit
+ */
+function wireRow(values, cellLimit) {
+  let blobsCut = 0;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value === 'bigint' || typeof value === 'object') {
+      if (value instanceof Uint8Array && 2 * value.length + 4 > cellLimit) blobsCut += 1;
+      values[i] = toWire(value, cellLimit);
+    }
+  }
+  return blobsCut;
+}
+
+/** Rows sent ahead as JSON while the statement still runs, so that copying them overlaps the query. */
+const CHUNK_ROWS = 1_000;
+
+/**
+ * Row lines as the inside of a JSON string: escaped here, so that the server splices them into its
+ * response as they stand.
+ * @param {string[]} lines
+ */
+const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
+
+/** @param {import('./queryProcessMessages.js').ProcessMessage} message */
+const send = (message) => process.send?.(message);
+
+/**
+ * The rows as values, or (`rowsAs: 'json'`) as JSON text, serialised here beside the query rather than
+ * copied to the server as values to be serialised there: every full chunk goes ahead at once as
+ * `{ id, rowsChunk, linesChunk }` (a JSON array, and the same rows as the lines of the result's text,
+ * JSON-escaped: see JsonRows in database.ts), the last one in the reply as `rowsJson` and `linesJson`.
+ * @param {import('better-sqlite3').Statement} stmt
+ * @param {Request} request
+ */
+function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
+  stmt.safeIntegers(true);
+  const budget = new RowBudget(maxBytes, { cellBytes, answer: rowsAs === 'json' });
+  const all = stmt.columns();
+  const columns = budget.takeColumns(all.map((c) => ({ name: c.name, type: c.type ?? '' })), all.length);
+  /** @type {unknown[][]} */
+  let rows = [];
+  /** @type {string[]} */
+  let lines = [];
+  let count = 0;
+  /** @type {'max_rows' | 'max_bytes' | undefined} */
+  let truncatedBy;
+  for (const row of stmt.raw(true).iterate(...params)) {
+    if (count === maxRows) {
+      truncatedBy = 'max_rows';
+      break;
+    }
+    const values = /** @type {unknown[]} */ (row);
+    if (values.length > columns.length) values.length = columns.length;
+    const blobsCut = wireRow(values, budget.cellLimit);
+    if (!budget.take(values)) {
+      truncatedBy = 'max_bytes';
+      break;
+    }
+    budget.cellsCut += blobsCut;
+    rows.push(values);
+    count += 1;
+    if (rowsAs !== 'json') continue;
+    lines.push(rowText(values));
+    if (rows.length === CHUNK_ROWS) {
+      send({ id, rowsChunk: JSON.stringify(rows), linesChunk: escapedLines(lines) });
+      rows = [];
+      lines = [];
+    }
+  }
+  const truncation = budget.outcome(truncatedBy);
+  if (rowsAs === 'json') return { columns, rowsJson: JSON.stringify(rows), linesJson: escapedLines(lines), rowCount: count, ...truncation };
+  return { columns, rows, ...truncation };
+}
+
+/**
+ * Runs one read. SQLite itself is the last word on "read": a statement it does not call read-only, or
+ * that returns no rows (transaction control, pragma assignments), is refused here.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ * @returns {Outcome}
+ */
+function read(db, request) {
+  const stmt = db.prepare(request.sql);
+  if (!stmt.readonly || !stmt.reader) {
+    return { ok: false, error: { code: NOT_READ_ONLY, message: 'the statement is not a read' } };
+  }
+  return { ok: true, ...collect(stmt, request), rowsAffected: 0 };
+}
+
+/** Resolves the wait for the server's word that it has written the page sent last. */
+let written = () => {};
+
+/**
+ * Runs one read whose rows go to the server a page at a time (export_data): each full page is sent as
+ * a `Page`, and the next is read only once the server has written it and said so (`PageWritten`), so
+ * this process never runs ahead of the file. The last page comes in the reply.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ * @returns {Promise<Outcome>}
+ */
+async function pages(db, { id, sql, params, maxRows, maxBytes, cellBytes, pageRows = 0, pageBytes = 0 }) {
+  const stmt = db.prepare(sql);
+  if (!stmt.readonly || !stmt.reader) {
+    return { ok: false, error: { code: NOT_READ_ONLY, message: 'the statement is not a read' } };
+  }
+  stmt.safeIntegers(true);
+  const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
+  const rows = new RowPages({ maxRows, maxBytes, cellBytes, pageRows, pageBytes });
+  for (const row of stmt.raw(true).iterate(...params)) {
+    const values = /** @type {unknown[]} */ (row);
+    const blobsCut = wireRow(values, rows.budget.cellLimit);
+    if (!rows.take(values)) break;
+    rows.budget.cellsCut += blobsCut;
+    if (!rows.full) continue;
+    const wait = new Promise((resolve) => {
+      written = () => resolve(undefined);
+    });
+    send({ id, page: rows.next(), columns });
+    await wait;
+  }
+  const { truncated, truncatedBy, cellsCut } = rows.summary();
+  return { ok: true, columns, rows: rows.next(), truncated, truncatedBy, cellsCut, rowsAffected: 0 };
+}
+
+/**
+ * Runs one statement the user consented to, the only time this connection leaves query_only.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ * @returns {Outcome}
+ */
+function write(db, request) {
+  writers.set(request.path, request.owner);
+  db.pragma('query_only = OFF');
+  try {
+    const stmt = db.prepare(request.sql);
+    if (stmt.reader) {
+      const before = db.prepare('SELECT total_changes()').pluck().get();
+      const result = collect(stmt, request);
+      const after = db.prepare('SELECT total_changes()').pluck().get();
+      return { ok: true, ...result, rowsAffected: Number(after) - Number(before) };
+    }
+    const info = stmt.run(...request.params);
+    return { ok: true, columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: info.changes };
+  } finally {
+    db.pragma('query_only = ON');
+  }
+}
+
+// The running statement's own deadline (ms since the epoch; 0 while idle), read by the watchdog.
+const deadline = new BigInt64Array(new SharedArrayBuffer(8));
+new Worker(new URL('./watchdog.js', import.meta.url), {
+  workerData: { deadline, parent: process.ppid, pollMs: 100 },
+}).unref();
+
+/**
+ * Prepares the statement and runs nothing: a statement SQLite cannot prepare is `does_not_prepare`.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ * @returns {Outcome}
+ */
+function check(db, request) {
+  try {
+    db.prepare(request.sql);
+  } catch (error) {
+    return { ok: false, error: { code: DOES_NOT_PREPARE, message: /** @type {Error} */ (error).message } };
+  }
+  return { ok: true, columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: 0 };
+}
+
+process.on(
+  'message',
+  async (/** @type {import('./queryProcessMessages.js').PoolMessage} */ message) => {
+    if (isCloseFile(message)) {
+      closeFile(message.close);
+      return;
+    }
+    if (isPageWritten(message)) {
+      written();
+      return;
+    }
+    const request = message;
+    /** @type {Outcome} */
+    let reply;
+    Atomics.store(deadline, 0, BigInt(Date.now() + (request.timeoutMs ?? 0) + DATABASES.deadlineGraceMs));
+    try {
+      const db = connection(request.path, request.owner);
+      reply =
+        request.mode === 'pages'
+          ? await pages(db, request)
+          : request.mode === 'write'
+            ? write(db, request)
+            : request.mode === 'check'
+              ? check(db, request)
+              : read(db, request);
+    } catch (error) {
+      const err = /** @type {{ message?: string, code?: string }} */ (error);
+      reply = {
+        ok: false,
+        error: { code: err.code ?? 'SQLITE_ERROR', message: err.message ?? String(error) },
+      };
+    }
+    Atomics.store(deadline, 0, 0n);
+    // The pool replaces a process that holds more than its threshold once it has answered.
+    send({ id: request.id, rss: process.memoryUsage.rss(), ...reply });
+  },
+);
+// The parent is gone, or let this process go: nothing will read our answers.
+process.on('disconnect', () => {
+  for (const db of connections.values()) db.close();
+  process.exit(0);
+});

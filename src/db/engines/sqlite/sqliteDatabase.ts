@@ -1,0 +1,238 @@
+import { basename } from 'node:path';
+import { type BrowseRequest, browseSql } from '../../../sql/browseSql.js';
+import { groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
+import {
+  type Database,
+  type ExplainOptions,
+  type Explanation,
+  type PagedRead,
+  type PageReader,
+  type ReadOptions,
+  type ResultSet,
+  type RowCount,
+  type Rows,
+  type TableDescription,
+  type TableKind,
+  type TableSummary,
+  valuesOf,
+} from '../../database.js';
+import { DriverFailure } from '../../driverFailure.js';
+import { CATALOG_BUDGET } from '../../results/resultBudget.js';
+import { type SqliteFile, SqliteProcessPool } from './processPool.js';
+import { sqlitePoolSettings } from './poolSettings.js';
+import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
+import { type AppClock, systemClock } from '../../../core/clock.js';
+import { SQL_DIALECTS } from '../../../sql/dialects.js';
+
+const dialect = SQL_DIALECTS.sqlite;
+const { quoteIdent } = dialect;
+
+type Row = unknown[];
+
+/** The application's shared query pool, or (absent) a pool of this connection's own, on `clock`. */
+export type SqlitePoolChoice = { pool: SqliteProcessPool } | { clock?: AppClock };
+
+export class SqliteDatabase implements Database {
+  readonly engine = 'sqlite' as const;
+  /** The pool's processes: a token may run statements on half of them (SessionShares). */
+  readonly sessions: number;
+  readonly #file: SqliteFile;
+  /** A pool of its own (a probe, a test), closed with the connection. */
+  readonly #ownPool: SqliteProcessPool | undefined;
+  readonly #fileName: string;
+
+  constructor(path: string, choice: SqlitePoolChoice = {}) {
+    const pool = 'pool' in choice ? choice.pool : new SqliteProcessPool(sqlitePoolSettings(), choice.clock ?? systemClock);
+    this.#ownPool = 'pool' in choice ? undefined : pool;
+    this.sessions = pool.size;
+    this.#file = pool.file(path);
+    this.#fileName = basename(path);
+  }
+
+  async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
+    const result = await this.#file.run({ mode: 'read', sql, params, ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs);
+    return valuesOf(result.rows);
+  }
+
+  async schemaVersion(signal: AbortSignal): Promise<string> {
+    return String((await this.#rows('SELECT schema_version FROM pragma_schema_version', [], signal))[0]?.[0]);
+  }
+
+  defaultSchema(): string {
+    return 'main';
+  }
+
+  async listDatabases(): Promise<string[]> {
+    return [this.#fileName];
+  }
+
+  async listSchemas(signal: AbortSignal): Promise<string[]> {
+    const rows = await this.#rows(
+      "SELECT name FROM pragma_database_list WHERE name <> 'temp' ORDER BY seq",
+      [],
+      signal,
+    );
+    return rows.map((r) => String(r[0]));
+  }
+
+  /** Whether `schema` is one of the connection's attached databases (`main`, `temp`, …). */
+  async #hasSchema(schema: string, signal: AbortSignal): Promise<boolean> {
+    return (await this.listSchemas(signal)).includes(schema);
+  }
+
+  async listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]> {
+    if (schema !== undefined && !(await this.#hasSchema(schema, signal))) throw new DriverFailure('not_found', `no schema "${schema}"`);
+    const schemas = schema === undefined ? await this.listSchemas(signal) : [schema];
+    const tables: TableSummary[] = [];
+    for (const s of schemas) {
+      const rows = await this.#rows(
+        `SELECT name, type FROM ${quoteIdent(s)}.sqlite_schema
+         WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`,
+        [],
+        signal,
+      );
+      for (const [name, type] of rows)
+        tables.push({ schema: s, name: String(name), type: type as TableKind });
+    }
+    return tables;
+  }
+
+  async describeTable(
+    schema: string,
+    table: string,
+    signal: AbortSignal,
+  ): Promise<TableDescription | undefined> {
+    if (!(await this.#hasSchema(schema, signal))) return undefined;
+    const found = await this.#rows(
+      `SELECT name, type FROM ${quoteIdent(schema)}.sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE`,
+      [table],
+      signal,
+    );
+    const [name, type] = found[0] ?? [];
+    if (name === undefined) return undefined;
+    const columns = await this.#rows(
+      'SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_xinfo(?, ?) WHERE hidden = 0 ORDER BY cid',
+      [name, schema],
+      signal,
+    );
+    const indexRows = await this.#rows(
+      `SELECT il.name, il."unique", ii.name FROM pragma_index_list(?, ?) AS il
+       JOIN pragma_index_info(il.name, ?) AS ii ORDER BY il.seq, ii.seqno`,
+      [name, schema, schema],
+      signal,
+    );
+    const fkRows = await this.#rows(
+      'SELECT id, "table", "from", "to", on_update, on_delete FROM pragma_foreign_key_list(?, ?) ORDER BY id, seq',
+      [name, schema],
+      signal,
+    );
+
+    const pkColumns = columns
+      .filter((c) => Number(c[4]) > 0)
+      .sort((a, b) => Number(a[4]) - Number(b[4]))
+      .map((c) => String(c[0]));
+
+    return {
+      schema,
+      name: String(name),
+      type: type as TableKind,
+      columns: columns.map(([colName, colType, notNull, dflt, pk]) => ({
+        name: String(colName),
+        type: String(colType),
+        nullable: notNull === 0 && Number(pk) === 0,
+        default: dflt === null ? null : String(dflt),
+        primary_key: Number(pk) > 0,
+      })),
+      primary_key: pkColumns,
+      indexes: groupIndexes(indexRows),
+      foreign_keys: groupForeignKeys(fkRows.map(([id, refTable, ...rest]) => [id, schema, refTable, ...rest])),
+    };
+  }
+
+  async tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined> {
+    if (!(await this.#hasSchema(schema, signal))) return undefined;
+    const rows = await this.#rows(
+      `SELECT sql FROM ${quoteIdent(schema)}.sqlite_schema WHERE tbl_name = ? COLLATE NOCASE AND sql IS NOT NULL
+       ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, name`,
+      [table],
+      signal,
+    );
+    if (rows.length === 0) return undefined;
+    return `${rows.map((r) => String(r[0])).join(';\n\n')};`;
+  }
+
+  async countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount> {
+    if (!exact) {
+      const stat = await this.#rows(
+        `SELECT stat FROM ${quoteIdent(schema)}.sqlite_schema AS m JOIN ${quoteIdent(schema)}.sqlite_stat1 AS s
+         ON s.tbl = m.name WHERE m.name = ? COLLATE NOCASE LIMIT 1`,
+        [table],
+        signal,
+      ).catch(() => []);
+      const estimate = Number.parseInt(String(stat[0]?.[0] ?? ''), 10);
+      if (Number.isFinite(estimate)) return { count: estimate, exact: false };
+    }
+    const rows = await this.#rows(
+      `SELECT count(*) FROM ${quoteIdent(schema)}.${quoteIdent(table)}`,
+      [],
+      signal,
+    );
+    return { count: Number(rows[0]?.[0] ?? 0), exact: true };
+  }
+
+  /** EXPLAIN QUERY PLAN; SQLite has no EXPLAIN ANALYZE, so `analyze` is unsupported. */
+  async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
+    if (options.analyze) throw new DriverFailure('unsupported', 'SQLite has no EXPLAIN ANALYZE; time the statement with execute_query');
+    const request = { mode: 'read' as const, sql: `EXPLAIN QUERY PLAN ${sql}`, params: options.params, ...CATALOG_BUDGET, maxRows: 10_000 };
+    const result = await this.#file.run(request, options.signal, options.timeoutMs);
+    return { ...result, rows: valuesOf(result.rows) };
+  }
+
+  async check(sql: string, signal: AbortSignal): Promise<void> {
+    await this.#file.run({ mode: 'check', sql, params: [], ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs);
+  }
+
+  read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
+    return this.#statement('read', sql, options);
+  }
+
+  /** One read as `read`, its rows handed on a page at a time by the query process, which reads on only once a page is done. */
+  async readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead> {
+    let rows = 0;
+    const handOn: PageReader = (page, columns) => {
+      rows += page.length;
+      return onPage(page, columns);
+    };
+    const { rows: last, rowsAffected: _, cellsCut = 0, ...result } = await this.#statement('pages', sql, options, handOn);
+    const lastPage = valuesOf(last);
+    if (lastPage.length > 0) await handOn(lastPage, result.columns);
+    return { ...result, rows, cellsCut };
+  }
+
+  write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
+    return this.#statement('write', sql, options);
+  }
+
+  #statement(mode: 'read' | 'pages' | 'write', sql: string, options: ReadOptions, onPage?: PageReader): Promise<ResultSet<Rows>> {
+    const request = {
+      mode,
+      sql,
+      params: options.params ?? [],
+      maxRows: options.maxRows,
+      maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
+      rowsAs: options.rowsAs ?? 'values',
+      ...(mode === 'pages' ? { pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes } : {}),
+    };
+    return this.#file.run(request, options.signal, options.timeoutMs, onPage);
+  }
+
+  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {
+    const { sql, params } = browseSql(request, dialect);
+    return this.read(sql, { ...options, params });
+  }
+
+  async close(): Promise<void> {
+    this.#file.close();
+    await this.#ownPool?.close();
+  }
+}

@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { RuleTester } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { describe, it } from 'vitest';
+import engineModules from '../../../eslint/engineModules.js';
+
+RuleTester.describe = describe;
+RuleTester.it = it;
+RuleTester.itOnly = it.only;
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const at = (file: string) => path.join(root, file);
+const tester = new RuleTester({ languageOptions: { parser: tseslint.parser, ecmaVersion: 2022, sourceType: 'module' } });
+const folder = (engine: string) =>
+  `src/db/engines/${engine}/ is imported only by its own folder and the registry: ask engineModule('${engine}') in src/db/engines/registry.ts`;
+const named = (engine: string) =>
+  `'${engine}' is compared against outside src/db/engines/${engine}/: ask the engine module (engineModule(engine).<capability>) instead of testing the engine's name`;
+
+describe('sluice/engine-modules', () => {
+  tester.run('engine-modules', engineModules.rules['engine-modules'] as any, {
+    valid: [
+      { filename: at('src/db/engines/registry.ts'), code: "import { postgres } from './postgres/index.js'; const x = e === 'duckdb';" },
+      { filename: at('src/db/engines/postgres/index.ts'), code: "import { PostgresDatabase } from './postgresDatabase.js'; const x = e === 'postgres';" },
+      { filename: at('src/capabilities/effectPreview.ts'), code: "import { engineModule } from '../db/engines/registry.js'; const n = { engine: 'sqlite' };" },
+      { filename: at('src/core/shared/engineNames.js'), code: "const x = e === 'sqlite';" },
+      { filename: at('src/sql/tokens.ts'), code: "if (engine === 'mysql') f();" },
+      { filename: at('src/cli/duckdbTarget.ts'), code: "const x = flag === 'duckdb';" },
+      { filename: at('src/db/connections/savedConnections.ts'), code: "const inFile = engine === 'sqlite' || engine === 'duckdb';" },
+      { filename: at('test/e2e/engines.test.ts'), code: "import { x } from '../../src/db/engines/postgres/postgresParser.js'; const y = e === 'postgres';" },
+      { filename: at('src/capabilities/x.ts'), code: "const x = kind === 'postgresql';" },
+    ],
+    invalid: [
+      {
+        filename: at('src/capabilities/effectPreview.ts'),
+        code: "import { postgresRowSelection } from '../db/engines/postgres/postgresRowSelection.js';",
+        errors: [{ message: folder('postgres') }],
+      },
+      {
+        filename: at('src/db/connections/connectionCatalog.ts'),
+        code: "export { SqliteProcessPool } from '../engines/sqlite/processPool.js'; const p = import('../engines/duckdb/parquetFile.js');",
+        errors: [{ message: folder('sqlite') }, { message: folder('duckdb') }],
+      },
+      {
+        filename: at('src/db/engines/duckdb/duckdbDatabase.ts'),
+        code: "import { parser } from '../postgres/postgresParser.js'; const x = engine === 'postgres';",
+        errors: [{ message: folder('postgres') }, { message: named('postgres') }],
+      },
+      {
+        filename: at('src/capabilities/statementArgs.ts'),
+        code: "const n = engine === 'sqlite' ? 1 : 0; if ('mysql' !== db.engine) f();",
+        errors: [{ message: named('sqlite') }, { message: named('mysql') }],
+      },
+      {
+        filename: at('src/db/catalog/statistics.ts'),
+        code: "switch (db.engine) { case 'duckdb': break; }",
+        errors: [{ message: named('duckdb') }],
+      },
+    ],
+  });
+});
