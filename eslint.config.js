@@ -33,13 +33,6 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // Warned, not refused, while src/db's engines move into src/db/engines/ (issue 28, another change):
-    // its three long functions (postgresHealth, postgresRowSelection, SqliteProcessPool#statement) and
-    // src/sql's classifyTokens get their split or their reason there; then this block goes.
-    files: ['src/db/**', 'src/sql/**'],
-    rules: { 'max-lines-per-function': ['warn', { max: 60, skipBlankLines: true, skipComments: true }] },
-  },
-  {
     files: ['test/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

@@ -377,8 +377,8 @@ function wrappedStart(tokens: SqlToken[]): number {
   }
 }
 
-function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement {
-  const verb = tokens[0]?.kind === 'word' ? tokens[0].text : '';
+/** Refuses what Sluice never runs for a client: out-of-process reach, transaction control, session state. */
+function refuseOutOfScope(tokens: SqlToken[], engine: Engine): void {
   if (
     leadsWith(tokens, DENIED_STATEMENTS[engine]) ||
     DENIED_PHRASES[engine].some((phrase) => hasPhrase(tokens, phrase)) ||
@@ -402,6 +402,11 @@ function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement
       'session state is managed by Sluice: send one self-contained statement per call',
     );
   }
+}
+
+function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement {
+  const verb = tokens[0]?.kind === 'word' ? tokens[0].text : '';
+  refuseOutOfScope(tokens, engine);
   if (EXPLAIN_VERBS[engine].has(verb)) {
     // ANALYZE runs the statement (a quoted option name counts too), so EXPLAIN is what it runs.
     const runs = tokens.some((t) => t.kind !== 'literal' && (t.text === 'ANALYZE' || t.text === 'ANALYSE'));

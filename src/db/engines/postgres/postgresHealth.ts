@@ -49,8 +49,11 @@ const WITHOUT_PRIMARY_KEY = `SELECT n.nspname, c.relname FROM pg_class c JOIN pg
 
 const mib = (bytes: unknown) => `${(Number(bytes) / 1_048_576).toFixed(1)} MiB`;
 
+/** One catalogue read of a health check. */
+type Read = (sql: string, params: unknown[], maxRows?: number) => Promise<unknown[][]>;
+
 export async function postgresHealth(db: Database, signal: AbortSignal): Promise<CheckResult[]> {
-  const read = (sql: string, params: unknown[], maxRows?: number) => catalogRead(db, sql, params, signal, maxRows);
+  const read: Read = (sql, params, maxRows) => catalogRead(db, sql, params, signal, maxRows);
 
   const bloat = (await read(BLOAT, [BLOAT_MIN_DEAD_ROWS, BLOAT_DEAD_SHARE, LIMIT])).map(
     ([schema, table, live, dead]): HealthFinding => ({
@@ -70,26 +73,8 @@ export async function postgresHealth(db: Database, signal: AbortSignal): Promise
     }),
   );
 
-  const shapes = await read(INDEX_SHAPES, [], INDEXES_COMPARED);
-  const { duplicates, redundant } = overlappingIndexes(
-    shapes.map(([schema, table, name, unique, method, predicate, columns]) => ({
-      schema: String(schema),
-      table: String(table),
-      name: String(name),
-      unique: unique === true,
-      columns: (columns as unknown[]).map(String),
-      kind: `${String(method)} ${String(predicate)}`,
-      leadingPrefixServes: method === 'btree',
-    })),
-  );
-
-  const [[hits, reads] = []] = await read(CACHE, []);
-  const ratio = cacheHitRatio(numberOrNull(hits), numberOrNull(reads));
-  const asked = Number(hits) + Number(reads);
-  const cache: HealthFinding[] =
-    ratio !== null && asked >= CACHE_MIN_BLOCKS && ratio < CACHE_HIT_WARNING
-      ? [{ check: 'cache_hit_ratio', severity: 'warning', detail: `${ratio} of ${asked} block reads were found in shared buffers` }]
-      : [];
+  const { duplicates, redundant } = await indexOverlaps(read);
+  const cache = await cacheFindings(read);
 
   const longRunning = (await read(LONG_RUNNING, [LONG_RUNNING_SECONDS, LIMIT])).map(
     ([pid, state, seconds, waitType, waitEvent, application]): HealthFinding => ({
@@ -123,4 +108,30 @@ export async function postgresHealth(db: Database, signal: AbortSignal): Promise
     { check: 'never_analyzed', findings: neverAnalyzed },
     { check: 'no_primary_key', findings: noPrimaryKey },
   ];
+}
+
+/** Indexes that repeat another, or that another's leading columns serve. */
+async function indexOverlaps(read: Read) {
+  const shapes = await read(INDEX_SHAPES, [], INDEXES_COMPARED);
+  return overlappingIndexes(
+    shapes.map(([schema, table, name, unique, method, predicate, columns]) => ({
+      schema: String(schema),
+      table: String(table),
+      name: String(name),
+      unique: unique === true,
+      columns: (columns as unknown[]).map(String),
+      kind: `${String(method)} ${String(predicate)}`,
+      leadingPrefixServes: method === 'btree',
+    })),
+  );
+}
+
+/** A warning when too few block reads were found in shared buffers, once enough were asked for. */
+async function cacheFindings(read: Read): Promise<HealthFinding[]> {
+  const [[hits, reads] = []] = await read(CACHE, []);
+  const ratio = cacheHitRatio(numberOrNull(hits), numberOrNull(reads));
+  const asked = Number(hits) + Number(reads);
+  return ratio !== null && asked >= CACHE_MIN_BLOCKS && ratio < CACHE_HIT_WARNING
+    ? [{ check: 'cache_hit_ratio', severity: 'warning', detail: `${ratio} of ${asked} block reads were found in shared buffers` }]
+    : [];
 }

@@ -73,22 +73,9 @@ export async function postgresRowSelection(sql: string, params: unknown[]): Prom
   }
   if ([...numbers.keys()].some((n) => n < 1 || n > params.length)) return { refused: 'the values do not match the placeholders' };
 
-  let condition: string | undefined;
-  if (where !== -1) {
-    const parts: string[] = [];
-    let from = (tokens[where + 1] as Token).start;
-    for (let i = where + 1; i < end; i++) {
-      const t = tokens[i] as Token;
-      if (t.tokenName !== 'PARAM') continue;
-      parts.push(sql.slice(from, t.start), `$${numbers.get(Number(t.text.slice(1)))}`);
-      from = t.end;
-    }
-    parts.push(sql.slice(from, (tokens[end - 1] as Token).end));
-    condition = parts.join('');
-  }
   const selection: RowSelection = {
     target: sql.slice((tokens[targetStart] as Token).start, (tokens[targetEnd - 1] as Token).end),
-    condition,
+    condition: where === -1 ? undefined : conditionText(sql, tokens.slice(where + 1, end), numbers),
     params: [...numbers.keys()].map((n) => params[n - 1]),
   };
 
@@ -106,3 +93,16 @@ export async function postgresRowSelection(sql: string, params: unknown[]): Prom
 
 /** The renumbering already applied to the cut text: each new number stands for itself. */
 const identity = (numbers: Map<number, number>) => new Map([...numbers.values()].map((n) => [n, n]));
+
+/** The condition's text from its tokens, each `$n` renumbered as `numbers` says. */
+function conditionText(sql: string, condition: Token[], numbers: Map<number, number>): string {
+  const parts: string[] = [];
+  let from = (condition[0] as Token).start;
+  for (const t of condition) {
+    if (t.tokenName !== 'PARAM') continue;
+    parts.push(sql.slice(from, t.start), `$${numbers.get(Number(t.text.slice(1)))}`);
+    from = t.end;
+  }
+  parts.push(sql.slice(from, (condition[condition.length - 1] as Token).end));
+  return parts.join('');
+}

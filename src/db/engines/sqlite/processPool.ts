@@ -275,6 +275,7 @@ export class SqliteProcessPool {
     this.#replace();
   }
 
+  // eslint-disable-next-line max-lines-per-function -- one statement's listeners (reply, abort, error, exit, timer) share `settled` and `settle`, which end them all at once
   #statement(
     child: ChildProcess,
     handle: Handle,
@@ -287,6 +288,7 @@ export class SqliteProcessPool {
     child.channel?.ref();
     const id = this.#nextId++;
 
+    // eslint-disable-next-line max-lines-per-function -- as #statement's: the listeners below share `settled` and `settle`
     return new Promise<ResultSet<Rows>>((resolve, reject) => {
       let settled = false;
       const settle = (keep: boolean, rss?: number) => {
@@ -321,12 +323,8 @@ export class SqliteProcessPool {
           return;
         }
         settle(true, reply.rss);
-        if (reply.ok) {
-          const rows =
-            'rowsJson' in reply ? joinedRows([...chunks, { json: reply.rowsJson, lines: reply.linesJson }], reply.rowCount) : reply.rows;
-          const { columns, truncated, truncatedBy, cellsCut, columnsLeftOut, rowsAffected } = reply;
-          resolve({ columns, rows, truncated, ...(truncatedBy ? { truncatedBy } : {}), cellsCut: cellsCut ?? 0, ...(columnsLeftOut ? { columnsLeftOut } : {}), rowsAffected });
-        } else reject(sqliteFailure(reply.error.code, reply.error.message));
+        if (reply.ok) resolve(resultOf(reply, chunks));
+        else reject(sqliteFailure(reply.error.code, reply.error.message));
       };
       const onAbort = () => {
         settle(false);
@@ -338,13 +336,7 @@ export class SqliteProcessPool {
       };
       const onExit = (code: number | null, signalName: string | null) => {
         settle(false);
-        // A process that ran out of memory on one statement dies of it (the server does not).
-        const outOfMemory = code === OUT_OF_MEMORY_EXIT || signalName === 'SIGABRT' || signalName === 'SIGTRAP';
-        reject(
-          outOfMemory
-            ? new DriverFailure('query_failed', `the statement needed more than the query process's ${DATABASES.sqliteHeapMb} MB of memory; select less (fewer rows or shorter values)`)
-            : sqliteFailure('SQLITE_CANTOPEN', 'the database process stopped; is the file readable?'),
-        );
+        reject(exitFailure(code, signalName));
       };
       const timer = this.#clock.setTimeout(() => {
         settle(false);
@@ -363,6 +355,21 @@ export class SqliteProcessPool {
       child.send({ id, timeoutMs, path: handle.path, owner, ...request } satisfies PoolMessage);
     });
   }
+}
+
+/** A statement's result from its process's reply, with the rows sent ahead of it. */
+function resultOf(reply: Extract<ProcessMessage, { ok: true }>, chunks: Chunk[]): ResultSet<Rows> {
+  const rows = 'rowsJson' in reply ? joinedRows([...chunks, { json: reply.rowsJson, lines: reply.linesJson }], reply.rowCount) : reply.rows;
+  const { columns, truncated, truncatedBy, cellsCut, columnsLeftOut, rowsAffected } = reply;
+  return { columns, rows, truncated, ...(truncatedBy ? { truncatedBy } : {}), cellsCut: cellsCut ?? 0, ...(columnsLeftOut ? { columnsLeftOut } : {}), rowsAffected };
+}
+
+/** Why a process stopped mid-statement: one that ran out of memory on it dies of it (the server does not). */
+function exitFailure(code: number | null, signalName: string | null): DriverFailure {
+  const outOfMemory = code === OUT_OF_MEMORY_EXIT || signalName === 'SIGABRT' || signalName === 'SIGTRAP';
+  return outOfMemory
+    ? new DriverFailure('query_failed', `the statement needed more than the query process's ${DATABASES.sqliteHeapMb} MB of memory; select less (fewer rows or shorter values)`)
+    : sqliteFailure('SQLITE_CANTOPEN', 'the database process stopped; is the file readable?');
 }
 
 function kill(child: ChildProcess): Promise<void> {
