@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { addHostKey, checkHostKey, fingerprint, hostField } from '../../../src/db/reach/knownHosts.js';
 
 /** An SSH wire-format public key: the type and the key bytes, each after its 32-bit length. */
@@ -13,7 +13,16 @@ function wireKey(type: string, body: Buffer): Buffer {
 
 const keyA = wireKey('ssh-ed25519', Buffer.alloc(32, 1));
 const keyB = wireKey('ssh-ed25519', Buffer.alloc(32, 2));
-const fresh = () => join(mkdtempSync(join(tmpdir(), 'sluice-known-')), 'known_hosts');
+/** Known-hosts files a test made, removed with their directories after it. */
+const made: string[] = [];
+const fresh = () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'sluice-known-')), 'known_hosts');
+  made.push(file);
+  return file;
+};
+afterEach(() => {
+  for (const file of made.splice(0)) rmSync(dirname(file), { recursive: true, force: true });
+});
 
 describe('known_hosts', () => {
   it('names a host as OpenSSH does', () => {
