@@ -1,11 +1,13 @@
 // A server under test in a process of its own, answering `{ready: port}` once listening.
 import { fork } from 'node:child_process';
+import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { treeNames, treeResident, treeRss } from './processTree.mjs';
 import { median, sleep } from './stats.mjs';
 
+/** `script` is a file of bench/servers, or an absolute path (another tree's server, bench/ab.mjs). */
 export async function startServer(script, args = [], execArgv = [], env = {}) {
-  const path = fileURLToPath(new URL(`../servers/${script}`, import.meta.url));
+  const path = isAbsolute(script) ? script : fileURLToPath(new URL(`../servers/${script}`, import.meta.url));
   const child = fork(path, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv, env: { ...process.env, ...env } });
   const port = await new Promise((resolve, reject) => {
     child.once('message', (message) => resolve(message.ready));
