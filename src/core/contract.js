@@ -257,8 +257,7 @@ export const APPLICATION = frozen({
 /**
  * `export_data` (chosen; docs/catalogue.md): rows written to one file, and the most read for it. Rows
  * are read and written a page at a time (at most `pageRows` rows or `pageBytes` of JSON), so the server
- * holds at most `memoryMb` more while an export runs, whatever its size (measured: docs/performance.md;
- * most of what remains is garbage V8 has not yet collected).
+ * holds at most `memoryMb` more while an export runs, whatever its size (measured: docs/performance.md).
  */
 export const EXPORTS = frozen({
   defaultRows: 100_000,
@@ -267,7 +266,9 @@ export const EXPORTS = frozen({
   maxBytes: 256 * MIB,
   pageRows: 10_000,
   pageBytes: MIB,
-  memoryMb: 160,
+  /** Every this many pages an export asks V8 for a concurrent major collection (core/garbageCollection.ts). */
+  pagesPerCollection: 16,
+  memoryMb: 128,
   /** Parquet is written through a scratch DuckDB on disk: its memory, and the rows of one row group. */
   parquetMemoryMb: 16,
   parquetRowGroupRows: 16_384,

@@ -1,5 +1,6 @@
 import { EXPORTS, RESULTS } from '../../core/contract.js';
 import { ToolError } from '../../core/errors.js';
+import { requestCollection } from '../../core/garbageCollection.js';
 import { classifyStatement } from '../../sql/classify.js';
 import type { PagedRead, PageReader } from '../../db/database.js';
 import { DriverFailure } from '../../db/driverFailure.js';
@@ -57,6 +58,21 @@ async function readPages(ctx: CallContext, args: Args, db: ReturnType<typeof use
   }
 }
 
+/** The statement and the path checked before anyone is asked: a read, that the engine accepts, to a path Sluice may write. */
+async function checkedExport(args: Args, ctx: CallContext) {
+  ctx.progress(0, 1, 'Checking the statement and the path');
+  checkSqlSize(args.sql);
+  const target = exportTarget(args.path, args.overwrite === true);
+  const { connection, db } = useConnection(ctx, args.connection_id, args.database);
+  const params = boundValues(args.params ?? [], db.engine);
+  const { kind, reason } = classifyStatement(args.sql, db.engine);
+  if (kind !== 'read') throw new ToolError('invalid_argument', `export_data runs only a statement that reads; this one is ${kind} (${reason})`);
+  await db.check(args.sql, ctx.signal).catch((error: unknown) => {
+    throw fromDriverError(error);
+  });
+  return { target, connection, db, params, kind, reason };
+}
+
 export const exportData = defineTool({
   name: 'export_data',
   title: 'Export query results to a file',
@@ -76,16 +92,7 @@ export const exportData = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   scopes: ['tools:write'],
   async run(args, ctx) {
-    ctx.progress(0, 1, 'Checking the statement and the path');
-    checkSqlSize(args.sql);
-    const target = exportTarget(args.path, args.overwrite === true);
-    const { connection, db } = useConnection(ctx, args.connection_id, args.database);
-    const params = boundValues(args.params ?? [], db.engine);
-    const { kind, reason } = classifyStatement(args.sql, db.engine);
-    if (kind !== 'read') throw new ToolError('invalid_argument', `export_data runs only a statement that reads; this one is ${kind} (${reason})`);
-    await db.check(args.sql, ctx.signal).catch((error: unknown) => {
-      throw fromDriverError(error);
-    });
+    const { target, connection, db, params, kind, reason } = await checkedExport(args, ctx);
     await ctx.consent.ask({
       connection,
       tool: 'export_data',
@@ -108,6 +115,7 @@ export const exportData = defineTool({
       });
     const maxRows = args.max_rows ?? EXPORTS.defaultRows;
     let written = 0;
+    let pages = 0;
     let read: PagedRead | undefined;
     // Each page is written before the next is read: the server holds a page, never the result.
     const bytes = await writeExport(target, async (temp) => {
@@ -116,6 +124,7 @@ export const exportData = defineTool({
         read = await readPages(ctx, args, db, params, async (rows, columns) => {
           ctx.signal.throwIfAborted();
           await writer.page(rows, columns);
+          if (++pages % EXPORTS.pagesPerCollection === 0) requestCollection();
           written += rows.length;
           ctx.progress(0.1 + (0.85 * written) / maxRows, 1, `${written} row(s) written`);
         }).catch((error: unknown) => {
