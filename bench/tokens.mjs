@@ -1,6 +1,7 @@
 // What a model reads, in bytes and tokens, for a fixed set of tasks on the demo database: the tool
 // result's text (content[0].text) against the same result as JSON (structuredContent), and for
-// tools/list the JSON of the tools array. Tokens are estimated as ceil(bytes / 4) and counted with
+// tools/list what a client hands the model of each tool: its name, description and input schema (the
+// output schema and annotations are for the client). Tokens are estimated as ceil(bytes / 4) and counted with
 // gpt-tokenizer's o200k_base encoding (GPT-4o's; other models' tokenizers differ by a few per cent).
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { callTool, request } from './lib/mcp.mjs';
@@ -22,6 +23,7 @@ export async function measureTokens(port, token) {
     rows.push({ task, text: measureText(answer.result.content[0].text), json: measureText(JSON.stringify(answer.result.structuredContent)), wireBytes });
   }
   const { answer, wireBytes } = await request(port, token, 'tools/list', {});
-  rows.push({ task: `tools/list (${answer.result.tools.length} tools, full access)`, text: measureText(JSON.stringify(answer.result.tools)), wireBytes });
+  const forTheModel = answer.result.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+  rows.push({ task: `tools/list (${forTheModel.length} tools, full access)`, text: measureText(JSON.stringify(forTheModel)), wireBytes });
   return rows;
 }

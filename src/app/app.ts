@@ -69,6 +69,8 @@ export type AppOptions = {
   unverifiedBearers?: UnverifiedBearerPolicy;
   /** The console's port; `0` for any, `false` for no console. Absent: the preferred one, or any when busy. */
   consolePort?: number | false;
+  /** How the console is started: `startConsoleServer` unless a test slows it down or makes it fail. */
+  startConsole?: typeof startConsoleServer;
   /** Desktop notices of approvals waiting; none when absent (`sluice serve` passes the system's). */
   notifier?: DesktopNotifier;
   /** The SQLite query pool: from the contract and `SLUICE_SQLITE_PROCESSES`, unless a test changes it. */
@@ -142,6 +144,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   const control = await startControlServer(parts.dataDir, commands);
   const listening = await listenOrClose(parts, commands, control, http);
   const stopAnnouncing = announce(parts, listening);
+  // Only now: a command line that hears back finds the MCP server and the console in the handshake.
+  control.open();
   return appHandle(parts, listening, stopAnnouncing);
 }
 
@@ -282,8 +286,9 @@ async function listenOrClose(parts: Parts, commands: ControlHandlers, control: C
     port = await listenPreferred(http.listen, options.port, APPLICATION.preferredPort);
     if (options.consolePort !== false) {
       const deps = consoleDeps(parts, commands, port);
+      const startConsole = options.startConsole ?? startConsoleServer;
       await listenPreferred(
-        async (candidate) => (consoleServer = await startConsoleServer(deps, candidate, options.limits ?? TRANSPORT)).port,
+        async (candidate) => (consoleServer = await startConsole(deps, candidate, options.limits ?? TRANSPORT)).port,
         options.consolePort,
         APPLICATION.preferredConsolePort,
       );

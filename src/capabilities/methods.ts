@@ -31,12 +31,13 @@ function requireString(params: Params, field: string): string {
 }
 
 /**
- * A tool as `tools/list` declares it, written for a model's context (issue 19: every byte is read on
- * every turn). The input schema is the one that validates, less what the model does not need to call
- * well: bounds and defaults (enforced, and named in the refusal) and the descriptions of the arguments
- * every connection tool shares (connection_id, database, schema, table), which the instructions explain
- * once. The result's shape is in docs/catalogue.md and in each result's `structuredContent`, checked
- * against the tool's full output schema by the tests.
+ * A tool as `tools/list` declares it. What a client hands the model (name, description, input schema)
+ * is written for a model's context (issue 19: every byte is read on every turn; at most
+ * `TOOL_DECLARATIONS.modelBytes` for all tools): the input schema is the one that validates, less what
+ * the model does not need to call well: bounds and defaults (enforced, and named in the refusal) and the
+ * descriptions of the arguments every connection tool shares (connection_id, database, schema, table),
+ * which the instructions explain once. The output schema, which clients validate `structuredContent`
+ * against and do not show the model, is declared whole (issue 29).
  */
 export function toolDeclaration(tool: Tool) {
   let declaration = declarations.get(tool);
@@ -46,6 +47,7 @@ export function toolDeclaration(tool: Tool) {
       title: tool.title,
       description: tool.description,
       inputSchema: listed(tool.inputSchema, true) as ObjectSchema,
+      outputSchema: tool.outputSchema,
       annotations: tool.annotations.readOnlyHint
         ? { readOnlyHint: true }
         : { readOnlyHint: false, destructiveHint: tool.annotations.destructiveHint },

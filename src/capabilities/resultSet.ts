@@ -1,6 +1,6 @@
 import type { StatementKind } from '../sql/classify.js';
 import type { ResultSet, Rows } from '../db/database.js';
-import type { ObjectSchema } from './schema.js';
+import { anyValue, boolean, integer, listOf, number, oneOf, record, text } from './outputSchema.js';
 import { RESULTS } from '../core/contract.js';
 
 /** The `max_bytes` argument of every tool that returns rows. */
@@ -12,44 +12,31 @@ export const maxBytesProperty = {
   description: 'Size cap of the whole answer in bytes; rows and columns past it are left out, values over 64 KiB cut.',
 } as const;
 
-export const resultSetSchema: ObjectSchema = {
-  type: 'object',
-  properties: {
-    columns: {
-      type: 'array',
-      items: { type: 'object', properties: { name: { type: 'string' }, type: { type: 'string' } } },
-    },
-    rows: {
-      type: 'array',
-      description: 'One array of values per row, in column order.',
-      items: { type: 'array', items: {} },
-    },
-    row_count: { type: 'integer' },
-    rows_affected: { type: 'integer' },
-    execution_time_ms: { type: 'number' },
-    is_truncated: { type: 'boolean', description: 'True when rows were left out or values were cut.' },
+/** Every kind a statement is classified as (sql/classify.ts). */
+export const STATEMENT_KINDS: readonly StatementKind[] = ['read', 'write', 'ddl', 'destructive'];
+
+/** A result column: its name and the engine's type name. */
+export const columnSchema = record({ name: text, type: text });
+
+export const resultSetSchema = record(
+  {
+    columns: listOf(columnSchema),
+    rows: { ...listOf(listOf(anyValue)), description: 'One array of values per row, in column order.' },
+    row_count: integer,
+    rows_affected: integer,
+    execution_time_ms: number,
+    is_truncated: { ...boolean, description: 'True when rows were left out or values were cut.' },
     truncated_reason: {
-      type: 'string',
-      enum: ['none', 'max_rows', 'max_bytes', 'cell_bytes'],
+      ...oneOf(['none', 'max_rows', 'max_bytes', 'cell_bytes']),
       description: 'Why: more rows than max_rows, rows past max_bytes, or only over-long values cut.',
     },
-    cells_truncated: { type: 'integer', description: 'Values cut to the cell limit, each ending in a "…[cut: …]" marker.' },
-    columns_left_out: { type: 'integer', description: 'Columns past max_bytes, left out with their values (only when some were).' },
-    values_as_text: { type: 'integer', description: 'JSON values too deep or too long for JSON, given as their text (only when some were).' },
-    statement_kind: { type: 'string', enum: ['read', 'write', 'ddl', 'destructive'] },
+    cells_truncated: { ...integer, description: 'Values cut to the cell limit, each ending in a "…[cut: …]" marker.' },
+    columns_left_out: { ...integer, description: 'Columns past max_bytes, left out with their values (only when some were).' },
+    values_as_text: { ...integer, description: 'JSON values too deep or too long for JSON, given as their text (only when some were).' },
+    statement_kind: oneOf(STATEMENT_KINDS),
   },
-  required: [
-    'columns',
-    'rows',
-    'row_count',
-    'rows_affected',
-    'execution_time_ms',
-    'is_truncated',
-    'truncated_reason',
-    'cells_truncated',
-    'statement_kind',
-  ],
-};
+  ['columns_left_out', 'values_as_text'],
+);
 
 export function toResultSet(result: ResultSet<Rows>, kind: StatementKind, executionTimeMs: number) {
   const cellsCut = result.cellsCut ?? 0;

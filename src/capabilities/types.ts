@@ -3,6 +3,7 @@ import type { Principal, Scope } from '../auth/principal.js';
 import type { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import type { QueryHistory } from '../db/results/queryHistory.js';
 import type { Consent } from './consent.js';
+import type { ObjectOutputSchema } from './outputSchema.js';
 import type { FromSchema, ObjectSchema } from './schema.js';
 
 /** What a capability handler gets for one request. */
@@ -36,7 +37,8 @@ export type Tool<S extends ObjectSchema = ObjectSchema> = {
   title: string;
   description: string;
   inputSchema: S;
-  outputSchema: ObjectSchema;
+  /** What `structuredContent` holds, declared in tools/list. */
+  outputSchema: ObjectOutputSchema;
   annotations: ToolAnnotations;
   /** Scopes the tool needs besides `tools:read`; a call without them is `-33007`. */
   scopes: Scope[];

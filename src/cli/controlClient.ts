@@ -7,7 +7,17 @@ export class NotRunning extends Error {
   }
 }
 
-/** Sends one command to the running application and resolves with its result. */
+/** The application closed the control socket before it answered: it stopped, or failed to start. */
+export class StoppedBeforeAnswering extends Error {
+  constructor(dataDir: string, method: string) {
+    super(`Sluice (support directory ${dataDir}) stopped before it answered ${method}: it was stopped, or failed to start`);
+  }
+}
+
+/**
+ * Sends one command to the running application and resolves with its result. An application still
+ * starting answers once it is up (its MCP server and console listening, its handshake written).
+ */
 export function callControl(dataDir: string, method: string, params: Record<string, unknown> = {}): Promise<unknown> {
   const path = controlSocketPath(dataDir);
   if (path === undefined) return Promise.reject(new NotRunning(dataDir));
@@ -25,9 +35,13 @@ export function callControl(dataDir: string, method: string, params: Record<stri
       if (response.error !== undefined) reject(new Error(response.error));
       else resolve(response.result);
     });
+    const stopped = () => new StoppedBeforeAnswering(dataDir, method);
     socket.once('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'ENOENT' || error.code === 'ECONNREFUSED' ? new NotRunning(dataDir) : error);
+      if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') reject(new NotRunning(dataDir));
+      else reject(error.code === 'ECONNRESET' || error.code === 'EPIPE' ? stopped() : error);
     });
+    // After an answer or an error this settles nothing: a promise settles once.
+    socket.once('close', () => reject(stopped()));
   });
 }
 

@@ -41,7 +41,7 @@ async function answer(handlers: ControlHandlers, line: string): Promise<ControlR
   }
 }
 
-function serveConnection(socket: Socket, handlers: ControlHandlers): void {
+function serveConnection(socket: Socket, handlers: ControlHandlers, opened: Promise<void>): void {
   let buffer = '';
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
@@ -51,7 +51,11 @@ function serveConnection(socket: Socket, handlers: ControlHandlers): void {
     while (newline >= 0) {
       const line = buffer.slice(0, newline);
       buffer = buffer.slice(newline + 1);
-      void answer(handlers, line).then((response) => socket.write(`${JSON.stringify(response)}\n`));
+      void opened
+        .then(() => answer(handlers, line))
+        .then((response) => {
+          if (!socket.destroyed) socket.write(`${JSON.stringify(response)}\n`);
+        });
       newline = buffer.indexOf('\n');
     }
   });
@@ -66,8 +70,12 @@ export async function assertNotRunning(dataDir: string): Promise<void> {
   }
 }
 
-/** The control socket, listening. */
-export type ControlServer = { close(): Promise<void> };
+/**
+ * The control socket, listening. It claims the support directory at once, but holds every command until
+ * `open` (called once the application is up and its handshake written), so that an answer means the
+ * MCP server and the console are listening. `close` ends every connection, a held one too.
+ */
+export type ControlServer = { open(): void; close(): Promise<void> };
 
 /**
  * The command line's way into the running application (`sluice tokens`, `approvals`, `open-url`, …):
@@ -76,16 +84,25 @@ export type ControlServer = { close(): Promise<void> };
 export async function startControlServer(dataDir: string, handlers: ControlHandlers): Promise<ControlServer> {
   const path = newControlSocketPath(dataDir);
   clearStaleSocket(path);
-  const server: Server = createServer((socket) => serveConnection(socket, handlers));
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    serveConnection(socket, handlers, opened);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => resolve());
   });
   restrictSocket(path);
   return {
+    open,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
         removeControlSocket(dataDir, path);
       }),
   };

@@ -116,6 +116,13 @@ export const LEGACY = frozen({ maxSessions: 16 });
 export const PAGES = frozen({ pageSize: 50, maxCompletionValues: 100 });
 
 /**
+ * decisions.md, "Catalogue": what a client hands the model of a full-access token's `tools/list` — each
+ * tool's name, description and input schema, as compact JSON — stays within `modelBytes`. Output
+ * schemas and annotations are declared beside them, for the client, and do not count.
+ */
+export const TOOL_DECLARATIONS = frozen({ modelBytes: 12 * KIB });
+
+/**
  * Cache hints (contract, "Cache hints"): fixed per method; `resources/read` per resource, within bounds.
  * @type {Readonly<Record<string, Readonly<{ ttlMs: number, cacheScope: 'public' | 'private' }>>>}
  */

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { OutputSchema } from '../../src/capabilities/outputSchema.js';
 import { builtinCapabilities } from '../../src/capabilities/registry.js';
 
 /**
  * docs/catalogue.md against the code (issue 19, item 6): every tool, resource template and prompt is
- * listed once, with the scopes, arguments (`name?` when optional) and cache lifetime the code declares,
- * and nothing is listed that the code does not have.
+ * listed once, with the scopes, arguments (`name?` when optional), result fields (issue 29) and cache
+ * lifetime the code declares, and nothing is listed that the code does not have.
  */
 
 const doc = readFileSync(new URL('../../docs/catalogue.md', import.meta.url), 'utf8');
@@ -39,6 +40,12 @@ const enumValues = (schema: unknown): string[] =>
     ? []
     : [...((schema as { enum?: string[] }).enum ?? []), ...Object.values(schema).flatMap(enumValues)];
 
+/** The names of every property of an output schema, at every depth. */
+const fieldNames = (schema: OutputSchema): string[] => [
+  ...Object.entries(schema.properties ?? {}).flatMap(([name, property]) => [name, ...fieldNames(property)]),
+  ...(schema.items ? fieldNames(schema.items) : []),
+];
+
 const declaredArguments = (properties: string[], required: string[]) =>
   properties.map((name) => (required.includes(name) ? name : `${name}?`)).sort();
 
@@ -55,6 +62,18 @@ describe('docs/catalogue.md', () => {
       const schema = tool.inputSchema as { properties?: Record<string, unknown>; required?: string[] };
       const declared = declaredArguments(Object.keys(schema.properties ?? {}), schema.required ?? []);
       expect(argumentsIn(row[2] as string, new Set(enumValues(schema))), tool.name).toEqual(declared);
+    }
+  });
+
+  it('names every field of each tool’s output schema in its result (a result set’s in the paragraph after the table)', () => {
+    const rows = tableAfter('## Tools');
+    const start = doc.indexOf('Result set: ');
+    const resultSet = doc.slice(start, doc.indexOf('\n\n', start));
+    for (const tool of builtinCapabilities.tools) {
+      const row = rows.find((cells) => codeSpans(cells[0] as string)[0] === tool.name) as string[];
+      const result = (row[3] as string).startsWith('result set') ? resultSet : (row[3] as string);
+      const unnamed = [...new Set(fieldNames(tool.outputSchema))].filter((name) => !new RegExp(`\\b${name}\\b`).test(result));
+      expect(unnamed, tool.name).toEqual([]);
     }
   });
 

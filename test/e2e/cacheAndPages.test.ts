@@ -166,13 +166,15 @@ describe('tools/list', () => {
     expect(result.nextCursor).toBeUndefined();
   });
 
-  it('every tool declares its name, title, description, arguments and annotations, and no output schema (docs/catalogue.md has the shapes)', async () => {
+  it('every tool declares its name, title, description, arguments, output schema and annotations', async () => {
     const result = expectModernSuccess(await mcp(app, 'tools/list'));
     for (const tool of result.tools as Record<string, any>[]) {
-      expect(Object.keys(tool).sort(), tool.name).toEqual(['annotations', 'description', 'inputSchema', 'name', 'title']);
+      expect(Object.keys(tool).sort(), tool.name).toEqual(['annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title']);
       expect(typeof tool.description, tool.name).toBe('string');
       expect(tool.inputSchema?.type, tool.name).toBe('object');
       expect(tool.inputSchema.properties, tool.name).toBeTypeOf('object');
+      // test/e2e/outputSchemas.test.ts holds every tool's results to it.
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
       // A read-only tool says so; one that may write says whether it destroys (MCP's defaults otherwise).
       expect(tool.annotations, tool.name).toEqual(
         ['execute_query', ...WRITE_TOOLS].includes(tool.name) ? { readOnlyHint: false, destructiveHint: false } : { readOnlyHint: true },

@@ -65,10 +65,10 @@ describe('the 2.x client, pinned to 2026-07-28', () => {
   it('lists the tools a readWrite token sees', async () => {
     const { tools, nextCursor } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(catalogue.READ_TOOLS);
-    // No admin scope: confirm_destructive_operation is filtered out. Every tool declares its arguments;
-    // output shapes stay out of the listing (fewest tokens: docs/design.md, "Capabilities").
+    // No admin scope: confirm_destructive_operation is filtered out. Every tool declares its arguments
+    // and its output schema, which the client then holds each call's structuredContent to.
     for (const tool of tools) {
-      expect([tool.name, tool.inputSchema.type, tool.outputSchema]).toEqual([tool.name, 'object', undefined]);
+      expect([tool.name, tool.inputSchema.type, tool.outputSchema?.type]).toEqual([tool.name, 'object', 'object']);
     }
     expect(nextCursor).toBeUndefined();
   });

@@ -2,6 +2,7 @@ import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnect
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { boolean, integer, record, text } from '../outputSchema.js';
 
 export const countRows = defineTool({
   name: 'count_rows',
@@ -12,16 +13,7 @@ export const countRows = defineTool({
     schema: schemaProperty,
     exact: { type: 'boolean', default: false },
   }, ['table']),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      schema: { type: 'string' },
-      table: { type: 'string' },
-      count: { type: 'integer' },
-      exact: { type: 'boolean' },
-    },
-    required: ['schema', 'table', 'count', 'exact'],
-  },
+  outputSchema: record({ schema: text, table: text, count: integer, exact: boolean }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

@@ -3,21 +3,18 @@ import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { boolean, listOf, oneOf, record, text } from '../outputSchema.js';
 
 export const databaseHealth = defineTool({
   name: 'database_health',
   title: 'Database health',
   description: 'Health findings: missing primary keys, duplicate or unused indexes, never-analyzed tables, long transactions, bloat, integrity.',
   inputSchema: onConnection({}),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      checks: { type: 'array', items: { type: 'string' } },
-      findings: { type: 'array', items: { type: 'object', properties: {} } },
-      is_truncated: { type: 'boolean' },
-    },
-    required: ['checks', 'findings', 'is_truncated'],
-  },
+  outputSchema: record({
+    checks: listOf(text),
+    findings: listOf(record({ check: text, severity: oneOf(['info', 'warning']), object: text, detail: text }, ['object'])),
+    is_truncated: boolean,
+  }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

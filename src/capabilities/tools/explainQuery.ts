@@ -6,6 +6,8 @@ import { explainableStatement } from '../explainable.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
+import { anyValue, listOf, oneOf, orNull, record, text } from '../outputSchema.js';
+import { columnSchema, STATEMENT_KINDS } from '../resultSet.js';
 
 export const explainQuery = defineTool({
   name: 'explain_query',
@@ -17,17 +19,19 @@ export const explainQuery = defineTool({
     analyze: { type: 'boolean', default: false, description: 'PostgreSQL and MySQL/MariaDB only.' },
     timeout_seconds: timeoutSecondsProperty,
   }, ['sql']),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      statement_kind: { type: 'string' },
-      plan: { type: 'string', description: 'The plan as indented text.' },
-      columns: { type: 'array', items: { type: 'object', properties: {} } },
-      rows: { type: 'array', items: { type: 'array', items: {} } },
-      actual: { type: 'object', description: 'With analyze: execution_ms and rows, null where the engine does not report them.', properties: {} },
+  outputSchema: record(
+    {
+      statement_kind: oneOf(STATEMENT_KINDS),
+      plan: { ...text, description: 'The plan as indented text.' },
+      columns: listOf(columnSchema),
+      rows: listOf(listOf(anyValue)),
+      actual: {
+        ...record({ execution_ms: orNull('number'), rows: orNull('integer') }),
+        description: 'With analyze: what the run measured, null where the engine does not report it.',
+      },
     },
-    required: ['statement_kind', 'plan', 'columns', 'rows'],
-  },
+    ['actual'],
+  ),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

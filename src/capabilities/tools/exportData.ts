@@ -12,6 +12,7 @@ import { openWriter } from '../exportWriters.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
 import type { FromSchema } from '../schema.js';
 import { type CallContext, defineTool } from '../types.js';
+import { boolean, integer, oneOf, record, text } from '../outputSchema.js';
 
 const inputSchema = onConnection({
   sql: sqlProperty,
@@ -78,17 +79,13 @@ export const exportData = defineTool({
   title: 'Export query results to a file',
   description: 'Writes the rows of one read statement to a new CSV, JSON Lines or Parquet file at an absolute path, once the user approves.',
   inputSchema,
-  outputSchema: {
-    type: 'object',
-    properties: {
-      path: { type: 'string' },
-      format: { type: 'string', enum: EXPORT_FORMATS },
-      rows: { type: 'integer' },
-      bytes: { type: 'integer' },
-      is_truncated: { type: 'boolean', description: 'True when rows were left out: past max_rows, or past the export’s size limit.' },
-    },
-    required: ['path', 'format', 'rows', 'bytes', 'is_truncated'],
-  },
+  outputSchema: record({
+    path: text,
+    format: oneOf(EXPORT_FORMATS),
+    rows: integer,
+    bytes: integer,
+    is_truncated: { ...boolean, description: 'True when rows were left out: past max_rows, or past the export’s size limit.' },
+  }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   scopes: ['tools:write'],
   async run(args, ctx) {

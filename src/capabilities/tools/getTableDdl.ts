@@ -2,17 +2,14 @@ import { ToolError } from '../../core/errors.js';
 import { onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { record, text } from '../outputSchema.js';
 
 export const getTableDdl = defineTool({
   name: 'get_table_ddl',
   title: 'Get table DDL',
   description: 'The CREATE statements of a table or view, with its indexes and triggers.',
   inputSchema: onConnection({ table: tableProperty, schema: schemaProperty }, ['table']),
-  outputSchema: {
-    type: 'object',
-    properties: { schema: { type: 'string' }, table: { type: 'string' }, ddl: { type: 'string' } },
-    required: ['schema', 'table', 'ddl'],
-  },
+  outputSchema: record({ schema: text, table: text, ddl: text }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

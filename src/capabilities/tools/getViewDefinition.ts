@@ -2,6 +2,7 @@ import { onConnection, schemaProperty, useConnection } from '../connectionArgs.j
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
 import { viewDefinition } from '../../db/catalog/schemaObjects.js';
+import { boolean, record, text } from '../outputSchema.js';
 
 export const getViewDefinition = defineTool({
   name: 'get_view_definition',
@@ -11,16 +12,7 @@ export const getViewDefinition = defineTool({
     schema: schemaProperty,
     view: { type: 'string', description: 'View name, unquoted.', minLength: 1, maxLength: 256 },
   }, ['view']),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      schema: { type: 'string' },
-      name: { type: 'string' },
-      materialized: { type: 'boolean' },
-      definition: { type: 'string' },
-    },
-    required: ['schema', 'name', 'materialized', 'definition'],
-  },
+  outputSchema: record({ schema: text, name: text, materialized: boolean, definition: text }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

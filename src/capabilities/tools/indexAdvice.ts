@@ -6,6 +6,7 @@ import { fromDriverError } from '../dbErrors.js';
 import { explainableStatement } from '../explainable.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { integer, listOf, record, text } from '../outputSchema.js';
 
 export const indexAdvice = defineTool({
   name: 'index_advice',
@@ -16,15 +17,18 @@ export const indexAdvice = defineTool({
     sql: { ...sqlProperty, description: 'One query to advise on; without it, the whole workload.' },
     params: paramsProperty,
   }),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      suggestions: { type: 'array', items: { type: 'object', properties: {} }, description: 'schema, table, columns, statement, reason, estimated_rows.' },
-      scanned_tables: { type: 'array', items: { type: 'object', properties: {} } },
-      note: { type: 'string' },
+  outputSchema: record(
+    {
+      suggestions: listOf(
+        record({ schema: text, table: text, columns: listOf(text), statement: text, reason: text, estimated_rows: integer }),
+      ),
+      scanned_tables: listOf(
+        record({ schema: text, table: text, rows: integer, seq_scan: integer, seq_tup_read: integer, idx_scan: integer }),
+      ),
+      note: text,
     },
-    required: ['suggestions'],
-  },
+    ['scanned_tables', 'note'],
+  ),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

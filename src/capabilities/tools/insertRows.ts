@@ -7,6 +7,7 @@ import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnect
 import { runStatement } from '../runStatement.js';
 import { boundValues } from '../statementArgs.js';
 import { defineTool } from '../types.js';
+import { integer, record, text } from '../outputSchema.js';
 
 /** The rows as values in the first row's column order; every row must name the same columns. */
 function rowValues(rows: Record<string, unknown>[]): { columns: string[]; values: unknown[][] } {
@@ -40,11 +41,7 @@ export const insertRows = defineTool({
       maxItems: INSERTS.maxRows,
     },
   }, ['table', 'rows']),
-  outputSchema: {
-    type: 'object',
-    properties: { table: { type: 'string' }, rows_affected: { type: 'integer' } },
-    required: ['table', 'rows_affected'],
-  },
+  outputSchema: record({ table: text, rows_affected: integer }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   scopes: ['tools:write'],
   async run(args, ctx) {

@@ -2,6 +2,7 @@ import { ENGINE_KEYS } from '../../db/engines/registry.js';
 import { visibleConnections } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
+import { listOf, oneOf, record, text } from '../outputSchema.js';
 
 export const listConnections: Tool = {
   name: 'list_connections',
@@ -9,27 +10,21 @@ export const listConnections: Tool = {
   description:
     'Lists the database connections the user has saved and allowed you to use. Start here: every other tool takes a connection_id from this list.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-  outputSchema: {
-    type: 'object',
-    properties: {
-      connections: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            name: { type: 'string' },
-            engine: { type: 'string', enum: ENGINE_KEYS },
-            description: { type: 'string' },
-            external_access: { type: 'string', enum: ['readOnly', 'readWrite'] },
-            ai_policy: { type: 'string', enum: ['askEachTime', 'always'] },
-          },
-          required: ['id', 'name', 'engine', 'external_access', 'ai_policy'],
+  outputSchema: record({
+    connections: listOf(
+      record(
+        {
+          id: text,
+          name: text,
+          engine: oneOf(ENGINE_KEYS),
+          description: text,
+          external_access: oneOf(['readOnly', 'readWrite']),
+          ai_policy: oneOf(['askEachTime', 'always']),
         },
-      },
-    },
-    required: ['connections'],
-  },
+        ['description'],
+      ),
+    ),
+  }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(_args, ctx) {

@@ -1,6 +1,7 @@
 import { connectionIdProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { listOf, record, text } from '../outputSchema.js';
 
 export const listDatabases = defineTool({
   name: 'list_databases',
@@ -12,11 +13,7 @@ export const listDatabases = defineTool({
     required: ['connection_id'],
     additionalProperties: false,
   },
-  outputSchema: {
-    type: 'object',
-    properties: { databases: { type: 'array', items: { type: 'string' } } },
-    required: ['databases'],
-  },
+  outputSchema: record({ databases: listOf(text) }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

@@ -2,23 +2,27 @@ import { onConnection, schemaProperty, tableProperty, useConnection } from '../c
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
 import { listForeignKeys as foreignKeysOf } from '../../db/catalog/schemaObjects.js';
+import { boolean, listOf, orNull, record, text } from '../outputSchema.js';
+
+/** One foreign key, of this table or pointing at it. */
+const foreignKey = record({
+  name: { ...orNull('string'), description: 'Null on SQLite, which keeps no name.' },
+  schema: text,
+  table: text,
+  columns: listOf(text),
+  referenced_schema: text,
+  referenced_table: text,
+  referenced_columns: listOf(text),
+  on_update: text,
+  on_delete: text,
+});
 
 export const listForeignKeys = defineTool({
   name: 'list_foreign_keys',
   title: 'List foreign keys',
   description: 'Foreign keys of a table in both directions: outgoing (it references others) and incoming (others reference it).',
   inputSchema: onConnection({ schema: schemaProperty, table: tableProperty }, ['table']),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      schema: { type: 'string' },
-      table: { type: 'string' },
-      outgoing: { type: 'array', items: { type: 'object', properties: {} } },
-      incoming: { type: 'array', items: { type: 'object', properties: {} } },
-      is_truncated: { type: 'boolean' },
-    },
-    required: ['schema', 'table', 'outgoing', 'incoming', 'is_truncated'],
-  },
+  outputSchema: record({ schema: text, table: text, outgoing: listOf(foreignKey), incoming: listOf(foreignKey), is_truncated: boolean }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

@@ -2,17 +2,29 @@ import { onConnection, schemaProperty, tableProperty, useConnection } from '../c
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
 import { listIndexes as indexesOf } from '../../db/catalog/schemaObjects.js';
+import { boolean, listOf, orNull, record, text } from '../outputSchema.js';
 
 export const listIndexes = defineTool({
   name: 'list_indexes',
   title: 'List indexes',
   description: 'Indexes of one table, or of every table in a schema: columns in order, unique, primary, method and partial predicate.',
   inputSchema: onConnection({ schema: schemaProperty, table: tableProperty }),
-  outputSchema: {
-    type: 'object',
-    properties: { indexes: { type: 'array', items: { type: 'object', properties: {} } }, is_truncated: { type: 'boolean' } },
-    required: ['indexes', 'is_truncated'],
-  },
+  outputSchema: record({
+    indexes: listOf(
+      record({
+        schema: text,
+        table: text,
+        name: text,
+        columns: listOf(text),
+        unique: boolean,
+        primary: boolean,
+        method: orNull('string'),
+        predicate: orNull('string'),
+        definition: orNull('string'),
+      }),
+    ),
+    is_truncated: boolean,
+  }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

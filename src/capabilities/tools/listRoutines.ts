@@ -2,21 +2,30 @@ import { onConnection, schemaProperty, useConnection } from '../connectionArgs.j
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
 import { listRoutines as routinesOf } from '../../db/catalog/schemaObjects.js';
+import { boolean, listOf, oneOf, orNull, record, text } from '../outputSchema.js';
 
 export const listRoutines = defineTool({
   name: 'list_routines',
   title: 'List functions and procedures',
   description: 'User-defined functions and procedures of a schema: kind, argument signature, return type and language.',
   inputSchema: onConnection({ schema: schemaProperty }),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      routines: { type: 'array', items: { type: 'object', properties: {} } },
-      is_truncated: { type: 'boolean' },
-      note: { type: 'string' },
+  outputSchema: record(
+    {
+      routines: listOf(
+        record({
+          schema: text,
+          name: text,
+          kind: oneOf(['function', 'procedure', 'aggregate', 'window']),
+          signature: text,
+          return_type: orNull('string'),
+          language: orNull('string'),
+        }),
+      ),
+      is_truncated: boolean,
+      note: text,
     },
-    required: ['routines', 'is_truncated'],
-  },
+    ['note'],
+  ),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

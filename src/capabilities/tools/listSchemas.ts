@@ -1,17 +1,14 @@
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { listOf, record, text } from '../outputSchema.js';
 
 export const listSchemas = defineTool({
   name: 'list_schemas',
   title: 'List schemas',
   description: 'Lists the schemas of a connection (on SQLite, main and any attached databases; on MySQL, its databases).',
   inputSchema: onConnection({}),
-  outputSchema: {
-    type: 'object',
-    properties: { schemas: { type: 'array', items: { type: 'string' } }, default_schema: { type: 'string' } },
-    required: ['schemas', 'default_schema'],
-  },
+  outputSchema: record({ schemas: listOf(text), default_schema: text }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

@@ -1,30 +1,14 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { listOf, oneOf, record, text } from '../outputSchema.js';
 
 export const listTables = defineTool({
   name: 'list_tables',
   title: 'List tables and views',
   description: 'Lists the tables and views of a connection, in one schema or in all of them.',
   inputSchema: onConnection({ schema: schemaProperty }),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      tables: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            schema: { type: 'string' },
-            name: { type: 'string' },
-            type: { type: 'string', enum: ['table', 'view'] },
-          },
-          required: ['schema', 'name', 'type'],
-        },
-      },
-    },
-    required: ['tables'],
-  },
+  outputSchema: record({ tables: listOf(record({ schema: text, name: text, type: oneOf(['table', 'view']) })) }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

@@ -1,6 +1,7 @@
 import { onConnection, schemaProperty, useConnection } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { boolean, listOf, oneOf, record, text } from '../outputSchema.js';
 
 type Match = {
   kind: 'table' | 'view' | 'column' | 'index';
@@ -25,14 +26,10 @@ export const searchSchema = defineTool({
     schema: schemaProperty,
     max_results: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
   }, ['query']),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      matches: { type: 'array', items: { type: 'object', properties: {} } },
-      is_truncated: { type: 'boolean' },
-    },
-    required: ['matches', 'is_truncated'],
-  },
+  outputSchema: record({
+    matches: listOf(record({ kind: oneOf(['table', 'view', 'column', 'index']), schema: text, table: text, name: text, detail: text }, ['detail'])),
+    is_truncated: boolean,
+  }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

@@ -3,6 +3,7 @@ import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { boolean, integer, listOf, number, oneOf, record, text } from '../outputSchema.js';
 
 export const slowQueries = defineTool({
   name: 'slow_queries',
@@ -12,16 +13,15 @@ export const slowQueries = defineTool({
     order_by: { type: 'string', enum: ['total', 'mean'], default: 'total', description: 'Total or mean execution time.' },
     limit: { type: 'integer', minimum: 1, maximum: PERFORMANCE.slowQueriesMax, default: PERFORMANCE.slowQueriesDefault },
   }),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      available: { type: 'boolean' },
-      order_by: { type: 'string' },
-      statements: { type: 'array', items: { type: 'object', properties: {} }, description: 'calls, total_ms, mean_ms, rows, query (normalised).' },
-      note: { type: 'string' },
+  outputSchema: record(
+    {
+      available: boolean,
+      order_by: oneOf(['total', 'mean']),
+      statements: listOf(record({ calls: integer, total_ms: number, mean_ms: number, rows: integer, query: { ...text, description: 'Normalised.' } })),
+      note: text,
     },
-    required: ['available', 'order_by', 'statements'],
-  },
+    ['note'],
+  ),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

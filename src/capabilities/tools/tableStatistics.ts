@@ -4,22 +4,36 @@ import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnect
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
+import { boolean, listOf, orNull, record, text } from '../outputSchema.js';
 
 export const tableStatistics = defineTool({
   name: 'table_statistics',
   title: 'Table statistics',
   description: `Estimated rows, sizes in bytes and maintenance counters of one table, or of a schema's tables (at most ${TABLE_STATISTICS_LIMIT}). Null where the engine keeps none.`,
   inputSchema: onConnection({ schema: schemaProperty, table: tableProperty }),
-  outputSchema: {
-    type: 'object',
-    properties: {
-      schema: { type: 'string' },
-      tables: { type: 'array', items: { type: 'object', properties: {} } },
-      is_truncated: { type: 'boolean' },
-      notes: { type: 'array', items: { type: 'string' } },
-    },
-    required: ['schema', 'tables', 'is_truncated', 'notes'],
-  },
+  outputSchema: record({
+    schema: text,
+    tables: listOf(
+      record({
+        table: text,
+        estimated_rows: orNull('integer'),
+        total_bytes: orNull('integer'),
+        table_bytes: orNull('integer'),
+        index_bytes: orNull('integer'),
+        last_analyze: orNull('string'),
+        last_autoanalyze: orNull('string'),
+        last_vacuum: orNull('string'),
+        last_autovacuum: orNull('string'),
+        dead_tuples: orNull('integer'),
+        seq_scans: orNull('integer'),
+        index_scans: orNull('integer'),
+        auto_increment: orNull('integer'),
+        update_time: orNull('string'),
+      }),
+    ),
+    is_truncated: boolean,
+    notes: listOf(text),
+  }),
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {

@@ -99,7 +99,9 @@ export class DuckdbDatabase extends ServerDatabase {
       signal,
     );
     return {
-      ...relation,
+      schema: relation.schema,
+      name: relation.name,
+      type: relation.type,
       columns: describedColumns(columns, primaryKey),
       primary_key: primaryKey,
       indexes: groupIndexes([...uniques.map(([name, column]) => [name, true, column]), ...indexRows]),
