@@ -1,6 +1,9 @@
 import { SqlRefusal } from './sqlRefusal.js';
 import type { Engine } from '../core/shared/engineNames.js';
-import { type SqlToken, splitStatements, tokenize, UnreadableSql } from './tokens.js';
+import { explainRuns } from './explainRuns.js';
+import { sqlitePragma } from './sqlitePragmas.js';
+import { statementStarts } from './statementStarts.js';
+import { isPunct, isWord, pastParentheses, type SqlToken, splitStatements, tokenize, UnreadableSql } from './tokens.js';
 
 export type StatementKind = 'read' | 'write' | 'ddl' | 'destructive';
 
@@ -212,37 +215,6 @@ const DDL_VERBS = new Set([
 ]);
 const DESTRUCTIVE_VERBS = new Set(['DROP', 'TRUNCATE']);
 const MODIFIERS = new Set(['OR', 'REPLACE', 'TRUSTED', 'PROCEDURAL']);
-/** SQLite introspection pragmas that only read, with an argument in parentheses or none. */
-const READ_PRAGMAS_WITH_ARGUMENT = new Set([
-  'TABLE_INFO',
-  'TABLE_XINFO',
-  'TABLE_LIST',
-  'INDEX_LIST',
-  'INDEX_INFO',
-  'INDEX_XINFO',
-  'FOREIGN_KEY_LIST',
-  'FOREIGN_KEY_CHECK',
-  'INTEGRITY_CHECK',
-  'QUICK_CHECK',
-]);
-/** …and those that only read without one: `PRAGMA user_version(3)` sets it, like `= 3`. */
-const READ_PRAGMAS = new Set([
-  'DATABASE_LIST',
-  'COLLATION_LIST',
-  'FUNCTION_LIST',
-  'PRAGMA_LIST',
-  'COMPILE_OPTIONS',
-  'USER_VERSION',
-  'SCHEMA_VERSION',
-  'PAGE_COUNT',
-  'PAGE_SIZE',
-  'ENCODING',
-]);
-
-const isWord = (token: SqlToken | undefined, words: Set<string> | string) =>
-  token?.kind === 'word' && (typeof words === 'string' ? token.text === words : words.has(token.text));
-const isPunct = (token: SqlToken | undefined, text: string) => token?.kind === 'punct' && token.text === text;
-
 /** Whether the statement has these words one right after the other. */
 const hasPhrase = (tokens: SqlToken[], phrase: string) => {
   const words = phrase.split(' ');
@@ -303,15 +275,16 @@ const constantCondition = (tokens: SqlToken[]) =>
  * Why a DELETE, UPDATE or MERGE anywhere in the statement — at its head, after a CTE list, or
  * inside a CTE — changes every row, if one does: a DELETE or UPDATE with no WHERE of its own or a constant one
  * (`WHERE true`, `WHERE 1 = 1`), a MERGE joined `ON` a constant that deletes or updates. One counts
- * where it starts a statement: first, or right after a parenthesis (not `ON DELETE`, `FOR UPDATE`,
- * `ON DUPLICATE KEY UPDATE`, `THEN DELETE`).
+ * where it starts a statement (`statementStarts`; where that cannot be told, first or right after a
+ * parenthesis), not as a name or in `ON DELETE`, `FOR UPDATE`, `ON DUPLICATE KEY UPDATE`, `THEN DELETE`.
  */
 function changesEveryRow(tokens: SqlToken[]): string | undefined {
+  const starts = statementStarts(tokens);
   for (const [at, token] of tokens.entries()) {
     const merge = isWord(token, 'MERGE');
     if (!merge && !isWord(token, 'DELETE') && !isWord(token, 'UPDATE')) continue;
     const before = tokens[at - 1];
-    if (at > 0 && !isPunct(before, '(') && !isPunct(before, ')')) continue;
+    if (starts ? !starts(at) : at > 0 && !isPunct(before, '(') && !isPunct(before, ')')) continue;
     const own = ownLevel(tokens, at + 1);
     if (merge) {
       // MERGE … ON <constant> matches every row; it changes them all when it deletes or updates them.
@@ -349,9 +322,14 @@ function clause(own: (SqlToken & { depth: number })[], keyword: string, until: S
   return own.slice(start + 1, end === -1 ? undefined : end);
 }
 
-/** Why a statement that only reads by its verb changes data, locks rows or has other side effects, if it does. */
+/**
+ * Why a statement that only reads by its verb changes data, locks rows or has other side effects, if it
+ * does. A data-changing verb counts where a statement can start (`statementStarts`), so that it may name a
+ * CTE, a column or an alias elsewhere; where that cannot be told, wherever it is not a function's name.
+ */
 function writes(tokens: SqlToken[], engine: Engine): string | undefined {
-  const modifying = tokens.find((token, i) => isWord(token, MODIFYING_VERBS) && !isPunct(tokens[i + 1], '('));
+  const starts = statementStarts(tokens);
+  const modifying = tokens.find((token, i) => isWord(token, MODIFYING_VERBS) && (starts ? starts(i) : !isPunct(tokens[i + 1], '(')));
   if (modifying) return `${modifying.text} inside the statement changes data`;
   const phrase = WRITING_PHRASES[engine].find((p) => hasPhrase(tokens, p));
   if (phrase) return phrase === 'INTO' ? 'SELECT … INTO creates a table' : `${phrase} locks rows`;
@@ -364,14 +342,8 @@ function wrappedStart(tokens: SqlToken[]): number {
   let i = 1;
   for (;;) {
     const token = tokens[i];
-    if (i === 1 && isPunct(token, '(')) {
-      let depth = 0;
-      do {
-        if (isPunct(tokens[i], '(')) depth++;
-        if (isPunct(tokens[i], ')')) depth--;
-        i++;
-      } while (depth > 0 && i < tokens.length);
-    } else if (isWord(token, EXPLAIN_OPTIONS)) i++;
+    if (i === 1 && isPunct(token, '(')) i = pastParentheses(tokens, i) ?? tokens.length;
+    else if (isWord(token, EXPLAIN_OPTIONS)) i++;
     else if (isWord(token, 'FORMAT')) i += isPunct(tokens[i + 1], '=') ? 3 : 2;
     else return i;
   }
@@ -408,9 +380,8 @@ function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement
   const verb = tokens[0]?.kind === 'word' ? tokens[0].text : '';
   refuseOutOfScope(tokens, engine);
   if (EXPLAIN_VERBS[engine].has(verb)) {
-    // ANALYZE runs the statement (a quoted option name counts too), so EXPLAIN is what it runs.
-    const runs = tokens.some((t) => t.kind !== 'literal' && (t.text === 'ANALYZE' || t.text === 'ANALYSE'));
-    if (runs) {
+    // ANALYZE runs the statement, so EXPLAIN is what it runs.
+    if (explainRuns(tokens, engine)) {
       const wrapped = classifyTokens(tokens.slice(wrappedStart(tokens)), engine);
       return { kind: wrapped.kind, verb, reason: `${verb} ANALYZE runs the statement: ${wrapped.reason}` };
     }
@@ -437,11 +408,8 @@ function classifyTokens(tokens: SqlToken[], engine: Engine): ClassifiedStatement
     return why ? { kind: 'write', verb, reason: why } : { kind: 'read', verb, reason: `${verb} only reads` };
   }
   if (verb === 'PRAGMA' && engine === 'sqlite') {
-    const name = tokens.filter((t) => t.kind === 'word')[1]?.text ?? '';
-    const sets = tokens.some((t) => isPunct(t, '='));
-    const argument = tokens.some((t) => isPunct(t, '('));
-    const reads = READ_PRAGMAS_WITH_ARGUMENT.has(name) || (READ_PRAGMAS.has(name) && !argument);
-    return reads && !sets ? { kind: 'read', verb, reason: `PRAGMA ${name} only reads` } : { kind: 'write', verb, reason: `PRAGMA ${name} sets a value` };
+    const { name, reads } = sqlitePragma(tokens);
+    return reads ? { kind: 'read', verb, reason: `PRAGMA ${name} only reads` } : { kind: 'write', verb, reason: `PRAGMA ${name} may set a value` };
   }
   if (DDL_VERBS.has(verb)) return { kind: 'ddl', verb, reason: `${verb} changes the schema` };
   // Data changes (INSERT, UPDATE, MERGE, CALL, …) and what this cannot read are never run as reads.

@@ -181,6 +181,22 @@ function scan(sql: string, engine: Engine, withSpans: boolean): SqlToken[] {
   return tokens;
 }
 
+export const isWord = (token: SqlToken | undefined, words: ReadonlySet<string> | string) =>
+  token?.kind === 'word' && (typeof words === 'string' ? token.text === words : words.has(token.text));
+export const isPunct = (token: SqlToken | undefined, text: string) => token?.kind === 'punct' && token.text === text;
+/** A name as SQL writes one: a word (keywords included: `update` may name a column) or a quoted identifier. */
+export const isName = (token: SqlToken | undefined) => token?.kind === 'word' || token?.kind === 'quoted';
+
+/** The index just past the `)` that closes the `(` at `open`, or undefined when it is never closed. */
+export function pastParentheses(tokens: SqlToken[], open: number): number | undefined {
+  let depth = 0;
+  for (let i = open; i < tokens.length; i++) {
+    if (isPunct(tokens[i], '(')) depth++;
+    else if (isPunct(tokens[i], ')') && --depth === 0) return i + 1;
+  }
+  return undefined;
+}
+
 /** Splits a token stream into statements on top-level semicolons, dropping empty ones. */
 export function splitStatements(tokens: SqlToken[]): SqlToken[][] {
   const statements: SqlToken[][] = [[]];

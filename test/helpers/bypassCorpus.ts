@@ -165,6 +165,42 @@ export const BYPASS_CORPUS: BypassShape[] = [
     why: 'the British spelling runs it too',
   },
   { engines: ['mysql'], sql: 'ANALYZE DELETE FROM sluice_canary WHERE id = 1', why: "MariaDB's ANALYZE runs the statement" },
+  // EXPLAIN options: only ANALYZE false, off or 0 merely plans (issue 29, item 5).
+  { engines: ['postgres'], sql: 'EXPLAIN (ANALYZE true) DELETE FROM sluice_canary WHERE id = 1', why: 'ANALYZE true runs it' },
+  { engines: ['postgres'], sql: "EXPLAIN (ANALYZE on) UPDATE sluice_canary SET note = 'x' WHERE id = 1", why: 'ANALYZE on runs it' },
+  { engines: ['postgres'], sql: 'EXPLAIN (ANALYZE 1) DELETE FROM sluice_canary WHERE id = 1', why: 'ANALYZE 1 runs it' },
+  { engines: ['postgres'], sql: "EXPLAIN (ANALYZE 'on') DELETE FROM sluice_canary WHERE id = 1", why: 'a string value runs it too' },
+  {
+    engines: ['postgres'],
+    sql: 'EXPLAIN (COSTS false, ANALYZE) DELETE FROM sluice_canary WHERE id = 1',
+    why: 'ANALYZE without a value, after another option, runs it',
+  },
+  {
+    engines: ['postgres'],
+    sql: 'EXPLAIN (ANALYZE false, ANALYZE true) DELETE FROM sluice_canary WHERE id = 1',
+    why: 'the last ANALYZE is the one that counts',
+  },
+  // A data-changing verb named as a CTE, then used as a statement.
+  {
+    engines: ['postgres'],
+    sql: "WITH update AS (SELECT 1 AS id) UPDATE sluice_canary SET note = 'x' WHERE id IN (SELECT id FROM update)",
+    why: 'a CTE named update before an UPDATE',
+  },
+  {
+    engines: ['postgres'],
+    sql: 'WITH delete AS (SELECT 1 AS id), d AS (DELETE FROM sluice_canary WHERE id = 2 RETURNING *) SELECT * FROM delete',
+    why: 'a data-modifying CTE after one named delete',
+  },
+  {
+    engines: ['postgres'],
+    sql: 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2) CYCLE n SET c USING p DELETE FROM sluice_canary WHERE id = 1',
+    why: 'the statement after a CYCLE clause',
+  },
+  {
+    engines: ['sqlite'],
+    sql: "WITH replace AS (SELECT 1) REPLACE INTO sluice_canary (id, note) SELECT 1, 'x' FROM replace",
+    why: 'a CTE named replace before a REPLACE',
+  },
 
   // Reads with side effects.
   { engines: SERVERS, sql: 'SELECT * FROM sluice_canary FOR UPDATE', why: 'locks rows' },
@@ -251,4 +287,7 @@ export const BYPASS_CORPUS: BypassShape[] = [
   { engines: ['sqlite'], sql: 'PRAGMA query_only = 0', why: 'turns the read-only switch off' },
   { engines: ['sqlite'], sql: 'PRAGMA query_only(0)', why: 'the same, as a call' },
   { engines: ['sqlite'], sql: 'PRAGMA user_version(7)', why: 'a read-looking pragma that sets with parentheses' },
+  { engines: ['sqlite'], sql: 'PRAGMA main.user_version = 7', why: 'a schema-qualified pragma that sets' },
+  { engines: ['sqlite'], sql: 'PRAGMA journal_mode = WAL', why: 'changes the journal mode, which query_only does not stop' },
+  { engines: ['sqlite'], sql: 'PRAGMA journal_mode(MEMORY)', why: 'the same, as a call' },
 ];

@@ -21,6 +21,7 @@ export async function databaseSnapshot(fixture: EngineFixture) {
       files,
       objects: await fixture.query("SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"),
       userVersion: await fixture.query('PRAGMA user_version'),
+      journalMode: await fixture.query('PRAGMA journal_mode'),
     };
   }
   if (fixture.engine === 'postgres') {

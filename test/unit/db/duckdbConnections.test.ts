@@ -27,6 +27,8 @@ describe('classifying DuckDB statements', () => {
     'SUMMARIZE books',
     'WITH t AS (SELECT 1) SELECT * FROM t',
     'EXPLAIN SELECT 1',
+    'WITH update AS (SELECT 1 AS delete) SELECT delete FROM update',
+    'SELECT * FROM (SELECT 1 AS a) merge',
   ])('%s is a read', (sql) => {
     expect(kind(sql)).toBe('read');
   });
@@ -41,6 +43,10 @@ describe('classifying DuckDB statements', () => {
     ['DROP TABLE t', 'destructive'],
     ['DELETE FROM t', 'destructive'],
     ['EXPLAIN ANALYZE DELETE FROM t WHERE n = 1', 'write'],
+    // DuckDB runs the statement whatever value its ANALYZE option has (checked on 1.5).
+    ['EXPLAIN (ANALYZE false) DELETE FROM t', 'destructive'],
+    ['EXPLAIN (ANALYZE off) DELETE FROM t WHERE n = 1', 'write'],
+    ['PRAGMA table_info(t)', 'write'],
   ])('%s is %s', (sql, expected) => {
     expect(kind(sql)).toBe(expected);
   });

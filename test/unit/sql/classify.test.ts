@@ -41,7 +41,9 @@ describe('classifyStatement (SQLite)', () => {
     ['PRAGMA user_version', 'read'],
     ['PRAGMA user_version = 3', 'write'],
     ['PRAGMA user_version(3)', 'write'],
-    ['PRAGMA journal_mode', 'write'],
+    ['PRAGMA journal_mode', 'read'],
+    ['PRAGMA journal_mode = WAL', 'write'],
+    ['PRAGMA journal_mode(WAL)', 'write'],
     ['INSERT INTO t VALUES (1)', 'write'],
     ["UPDATE t SET a = 'DROP' WHERE id = 1", 'write'],
     ['DELETE FROM t WHERE id = 1', 'write'],
@@ -256,7 +258,8 @@ describe('classifyStatement (PostgreSQL)', () => {
     ['EXPLAIN (ANALYZE, BUFFERS) SELECT 1', 'read'],
     ['EXPLAIN ANALYZE DELETE FROM t WHERE id = 1', 'write'],
     ['EXPLAIN ANALYZE DELETE FROM t', 'destructive'],
-    ['EXPLAIN (ANALYZE false) INSERT INTO t VALUES (1)', 'write'],
+    ['EXPLAIN (ANALYZE false) INSERT INTO t VALUES (1)', 'read'],
+    ['EXPLAIN (ANALYZE true) INSERT INTO t VALUES (1)', 'write'],
     ['EXPLAIN ANALYZE VERBOSE SELECT nextval(\'s\')', 'write'],
     ["EXPLAIN SELECT nextval('s')", 'write'],
     ['SELECT * FROM t FOR UPDATE', 'write'],
@@ -571,5 +574,162 @@ describe('the destructive rule holds wherever the statement sits (issue 16, find
     ['sqlite', "CREATE TABLE c (id INTEGER REFERENCES p (id) ON DELETE CASCADE ON UPDATE CASCADE)"],
   ] as const)('%s: %s → not destructive', (engine, sql) => {
     expect(classifyStatement(sql, engine).kind).not.toBe('destructive');
+  });
+});
+
+describe('reads refused as writes (issue 29, item 5)', () => {
+  /** Data-changing verbs as names: a CTE, a column, an alias, a table, qualified or in a function's arguments. */
+  const namedReads = [
+    'WITH replace AS (SELECT 1) SELECT * FROM replace',
+    'WITH update AS (SELECT 1 AS delete) SELECT delete FROM update',
+    'WITH a AS (SELECT 1), insert (x) AS (SELECT 2) SELECT * FROM a, insert',
+    'WITH x AS MATERIALIZED (SELECT 1) SELECT 1 AS set, 2 AS copy FROM x',
+    'SELECT 1 AS update',
+    'SELECT update, delete FROM t WHERE insert = 1 AND replace <> merge ORDER BY update',
+    'SELECT t.update, delete.x FROM t JOIN t AS delete ON delete.id = t.id',
+    'SELECT * FROM (SELECT 1 AS a) merge',
+    'SELECT * FROM (SELECT 1 AS a) AS update',
+    'SELECT max(update), coalesce(delete, 0), count(insert) FROM t',
+    "SELECT (replace(a, 'x', 'y')) FROM t",
+    'SELECT * FROM t WHERE id IN (SELECT update FROM u)',
+  ];
+  it.each(ENGINES.flatMap((engine) => namedReads.map((sql) => [engine, sql] as const)))('%s: %s → read', (engine, sql) => {
+    expect(classifyStatement(sql, engine)).toMatchObject({ kind: 'read' });
+  });
+
+  it.each([
+    'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) CYCLE n SET is_cycle USING path SELECT * FROM r',
+    'WITH RECURSIVE r(n) AS (SELECT 1) SEARCH DEPTH FIRST BY n SET ord CYCLE n SET seen TO true DEFAULT false USING path SELECT update FROM r',
+    'EXPLAIN (ANALYZE false) DELETE FROM users',
+    'EXPLAIN (ANALYZE off) DELETE FROM users',
+    'EXPLAIN (ANALYZE 0) UPDATE t SET a = 1',
+    'EXPLAIN (ANALYZE FALSE, COSTS off, FORMAT JSON) DELETE FROM t',
+    "EXPLAIN (COSTS false, ANALYZE 'off', BUFFERS) DELETE FROM t",
+    'EXPLAIN (ANALYSE "off", VERBOSE, SETTINGS, SUMMARY false) MERGE INTO t USING u ON true WHEN MATCHED THEN DELETE',
+    'EXPLAIN (GENERIC_PLAN, ANALYZE OFF) DELETE FROM t WHERE id = $1',
+  ])('postgres: %s → read', (sql) => {
+    expect(classifyStatement(sql, 'postgres')).toMatchObject({ kind: 'read' });
+  });
+
+  it.each([
+    'EXPLAIN FORMAT=JSON DELETE FROM t',
+    'EXPLAIN EXTENDED SELECT 1',
+    'EXPLAIN PARTITIONS SELECT * FROM t',
+    'EXPLAIN t',
+    'DESC t update',
+    'DESCRIBE SELECT * FROM t',
+    'EXPLAIN FOR CONNECTION 5',
+    'SELECT * FROM (SELECT 1 AS a) merge WHERE `update` = 1',
+  ])('mysql: %s → read', (sql) => {
+    expect(classifyStatement(sql, 'mysql')).toMatchObject({ kind: 'read' });
+  });
+
+  it.each([
+    ['PRAGMA journal_mode', 'JOURNAL_MODE'],
+    ['PRAGMA main.journal_mode', 'JOURNAL_MODE'],
+    ['PRAGMA "temp".foreign_keys', 'FOREIGN_KEYS'],
+    ['PRAGMA main.table_info(books)', 'TABLE_INFO'],
+    ["PRAGMA index_list('books')", 'INDEX_LIST'],
+    ['PRAGMA table_info', 'TABLE_INFO'],
+    ['PRAGMA user_version', 'USER_VERSION'],
+    ['PRAGMA foreign_keys', 'FOREIGN_KEYS'],
+    ['PRAGMA data_version', 'DATA_VERSION'],
+    ['PRAGMA integrity_check(10)', 'INTEGRITY_CHECK'],
+    ['PRAGMA module_list', 'MODULE_LIST'],
+  ])('sqlite: %s only reads', (sql, name) => {
+    expect(classifyStatement(sql, 'sqlite')).toEqual({ kind: 'read', verb: 'PRAGMA', reason: `PRAGMA ${name} only reads` });
+  });
+
+  it.each([
+    'PRAGMA journal_mode = WAL',
+    'PRAGMA main.journal_mode = DELETE',
+    'PRAGMA journal_mode(WAL)',
+    'PRAGMA main.user_version = 7',
+    'PRAGMA user_version(7)',
+    'PRAGMA foreign_keys = OFF',
+    'PRAGMA foreign_keys(0)',
+    'PRAGMA optimize',
+    'PRAGMA wal_checkpoint',
+    'PRAGMA wal_checkpoint(TRUNCATE)',
+    'PRAGMA incremental_vacuum',
+    'PRAGMA shrink_memory',
+    'PRAGMA table_info = books',
+    'PRAGMA table_info(books) extra',
+    'PRAGMA table_info(books, more)',
+    'PRAGMA main.',
+    'PRAGMA writable_schema',
+  ])('sqlite: %s is a write', (sql) => {
+    expect(classifyStatement(sql, 'sqlite').kind).toBe('write');
+  });
+
+  /** Writes that look like the reads above: each must stay a write (or destructive) on the engines it names. */
+  it.each([
+    ['postgres', 'EXPLAIN (ANALYZE true) DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', 'EXPLAIN (ANALYZE) DELETE FROM t', 'destructive'],
+    ['postgres', 'EXPLAIN (ANALYZE on) UPDATE t SET a = 1 WHERE id = 1', 'write'],
+    ['postgres', 'EXPLAIN (ANALYZE 1) DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', "EXPLAIN (ANALYZE 'on') DELETE FROM t WHERE id = 1", 'write'],
+    ['postgres', 'EXPLAIN (ANALYZE "true") DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', 'EXPLAIN (ANALYZE, COSTS false) DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', 'EXPLAIN (COSTS false, ANALYZE) DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', 'EXPLAIN (ANALYZE false, ANALYZE true) DELETE FROM t WHERE id = 1', 'write'],
+    // PostgreSQL takes the last one and would only plan; any ANALYZE that runs counts here.
+    ['postgres', 'EXPLAIN (ANALYZE true, ANALYZE false) DELETE FROM t WHERE id = 1', 'write'],
+    // Values PostgreSQL refuses, or that this does not read as false, count as running.
+    ['postgres', 'EXPLAIN (ANALYZE no) DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', 'EXPLAIN (ANALYZE -0) DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', "EXPLAIN (ANALYZE E'off') DELETE FROM t WHERE id = 1", 'write'],
+    ['postgres', "EXPLAIN (ANALYZE '0') DELETE FROM t WHERE id = 1", 'write'],
+    ['postgres', 'EXPLAIN (ANALYZE false, SOME_NEW_OPTION) DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', 'EXPLAIN (FORMAT analyze) DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', 'EXPLAIN (ANALYZE false,) DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', 'EXPLAIN ANALYZE VERBOSE DELETE FROM t WHERE id = 1', 'write'],
+    ['postgres', 'WITH update AS (SELECT 1) UPDATE t SET a = 1 WHERE id = 1', 'write'],
+    ['postgres', 'WITH delete AS (SELECT 1) DELETE FROM t', 'destructive'],
+    ['postgres', 'WITH replace AS (SELECT 1), d AS NOT MATERIALIZED (DELETE FROM t WHERE id = 1 RETURNING *) SELECT * FROM replace', 'write'],
+    ['postgres', 'WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x', 'write'],
+    ['postgres', 'WITH a AS (WITH b AS (SELECT 1) DELETE FROM t RETURNING *) SELECT * FROM a', 'destructive'],
+    ['postgres', 'WITH RECURSIVE r(n) AS (SELECT 1) CYCLE n SET c USING p DELETE FROM t', 'destructive'],
+    ['postgres', 'WITH RECURSIVE r(n) AS (SELECT 1) SEARCH BREADTH FIRST BY n SET o UPDATE t SET a = 1 WHERE id = 1', 'write'],
+    // A WITH this cannot follow: every data-changing verb counts, wherever it is.
+    ['postgres', "WITH RECURSIVE r(n) AS (SELECT 1) CYCLE n SET c TO 'a'::text DEFAULT 'b' USING p DELETE FROM t WHERE id = 1", 'write'],
+    ['postgres', 'SELECT now()::timestamp WITH TIME ZONE AS update', 'write'],
+    ['sqlite', 'WITH replace AS (SELECT 1) REPLACE INTO t SELECT * FROM replace', 'write'],
+    ['sqlite', 'WITH update AS (SELECT 1) UPDATE OR REPLACE t SET a = 1 WHERE id = 1', 'write'],
+    ['sqlite', 'WITH x(update) AS (SELECT 1) INSERT INTO t SELECT update FROM x', 'write'],
+    ['mysql', 'WITH x AS (SELECT 1) UPDATE (t) SET a = 1 WHERE id = 1', 'write'],
+    ['mysql', 'WITH x AS (SELECT 1) DELETE t FROM t JOIN x WHERE t.id = 1', 'write'],
+    ['mysql', 'SELECT a FROM t GROUP BY a WITH ROLLUP UNION SELECT delete FROM u', 'write'],
+    ['duckdb', 'EXPLAIN (ANALYZE false) DELETE FROM t', 'destructive'],
+    ['duckdb', 'EXPLAIN (ANALYZE off) DELETE FROM t WHERE id = 1', 'write'],
+    ['duckdb', 'EXPLAIN (ANALYZE 0) DELETE FROM t WHERE id = 1', 'write'],
+  ] as const)('%s: %s → %s', (engine, sql, expected) => {
+    expect(classifyStatement(sql, engine).kind).toBe(expected);
+  });
+
+  it('a data-changing statement after a WITH list of keyword names is never a read; a SELECT there is', () => {
+    const name = fc.constantFrom('update', 'delete', 'replace', 'merge', 'insert', 'x', '"q"');
+    const cte = fc.record({
+      name,
+      columns: fc.option(fc.constantFrom('(update)', '(a, delete)'), { nil: '' }),
+      materialized: fc.constantFrom('', 'MATERIALIZED ', 'NOT MATERIALIZED '),
+    });
+    const withList = fc.record({ recursive: fc.boolean(), ctes: fc.array(cte, { minLength: 1, maxLength: 4 }) });
+    const main = fc.constantFrom(
+      "DELETE FROM sluice_canary WHERE id = 1",
+      "UPDATE sluice_canary SET note = 'x' WHERE id = 1",
+      "INSERT INTO sluice_canary (id) VALUES (9)",
+      "REPLACE INTO sluice_canary (id) VALUES (9)",
+      "MERGE INTO sluice_canary USING u ON sluice_canary.id = u.id WHEN MATCHED THEN DELETE",
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...ENGINES), withList, main, (engine, { recursive, ctes }, statement) => {
+        const list = ctes.map((c) => `${c.name}${c.columns} AS ${c.materialized}(SELECT 1 AS update)`).join(', ');
+        const head = `WITH ${recursive ? 'RECURSIVE ' : ''}${list}`;
+        expect(classifyStatement(`${head} ${statement}`, engine).kind).not.toBe('read');
+        expect(classifyStatement(`${head} SELECT update FROM ${ctes[0]!.name}`, engine).kind).toBe('read');
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

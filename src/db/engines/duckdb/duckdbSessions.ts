@@ -95,14 +95,19 @@ export class DuckdbSessions implements ServerSessions {
     return new DuckdbSessions(instance, clock);
   }
 
-  /** Prepares the statement (binding names, running nothing) on a connection of its own. */
+  /**
+   * Prepares the statement (binding names, running nothing) on a connection of its own. What DuckDB
+   * cannot parse is `invalid_argument`; what its catalogue or binder refuses (a missing table or column)
+   * is the error the statement would give when run.
+   */
   async check(sql: string, signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
     const connection = await this.#instance.connect();
     try {
       (await connection.prepare(sql)).destroySync();
     } catch (error) {
-      throw new DriverFailure('invalid_argument', `the statement is not valid: ${(error as Error).message}`);
+      const { message } = error as Error;
+      throw message.startsWith('Parser Error:') ? new DriverFailure('invalid_argument', `the statement is not valid: ${message}`) : failure(error as Error);
     } finally {
       connection.closeSync();
     }

@@ -89,8 +89,22 @@ export class PostgresSessions implements ServerSessions {
     this.#writes.on('error', ignore);
   }
 
-  check(sql: string): Promise<void> {
-    return assertParses(sql);
+  /**
+   * Refuses what PostgreSQL's own parser refuses (no round trip), then, for a statement PREPARE takes,
+   * what the catalogue refuses (a missing table or column, a type that does not fit) with the error the
+   * statement would give when run. It is prepared, which runs nothing, in a read-only transaction on a
+   * write session (where the token's own temporary tables are, as for the write) and deallocated before
+   * the session goes back: a failure closes the session instead.
+   */
+  async check(sql: string, signal: AbortSignal): Promise<void> {
+    if (!(await assertParses(sql)).preparable) return;
+    await this.#session(this.#writes, { signal }, async (client) => {
+      await client.query('BEGIN READ ONLY');
+      await client.query(`SET LOCAL statement_timeout = ${DATABASES.introspectionTimeoutMs}`);
+      await client.query(extended(`PREPARE sluice_check AS ${sql}`, []));
+      await client.query('DEALLOCATE sluice_check');
+      await client.query('ROLLBACK');
+    });
   }
 
   /**
@@ -178,7 +192,7 @@ export class PostgresSessions implements ServerSessions {
     await Promise.all([this.#reads.end(), this.#writes.end()]);
   }
 
-  async #session<T>(pool: pg.Pool, options: StatementOptions, work: (client: pg.PoolClient) => Promise<T>) {
+  async #session<T>(pool: pg.Pool, options: { signal: AbortSignal }, work: (client: pg.PoolClient) => Promise<T>) {
     options.signal.throwIfAborted();
     const owner = sessionOwner();
     let client: pg.PoolClient;

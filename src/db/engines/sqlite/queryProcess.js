@@ -247,8 +247,12 @@ new Worker(new URL('./watchdog.js', import.meta.url), {
   workerData: { deadline, parent: process.ppid, pollMs: 100 },
 }).unref();
 
+/** How SQLite words a statement it cannot parse; its other refusals (`no such table: …`) share the code SQLITE_ERROR. */
+const SYNTAX_ERROR = /syntax error|^incomplete input$|^unrecognized token/;
+
 /**
- * Prepares the statement and runs nothing: a statement SQLite cannot prepare is `does_not_prepare`.
+ * Prepares the statement and runs nothing: a statement SQLite cannot parse is `does_not_prepare`; one
+ * whose names SQLite cannot resolve fails as it would when run.
  * @param {import('better-sqlite3').Database} db
  * @param {Request} request
  * @returns {Outcome}
@@ -257,7 +261,8 @@ function check(db, request) {
   try {
     db.prepare(request.sql);
   } catch (error) {
-    return { ok: false, error: { code: DOES_NOT_PREPARE, message: /** @type {Error} */ (error).message } };
+    const { code = 'SQLITE_ERROR', message } = /** @type {{ code?: string, message: string }} */ (error);
+    return { ok: false, error: { code: SYNTAX_ERROR.test(message) ? DOES_NOT_PREPARE : code, message } };
   }
   return { ok: true, columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: 0 };
 }

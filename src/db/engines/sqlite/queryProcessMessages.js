@@ -78,7 +78,7 @@ export const isPageWritten = (message) => 'written' in message;
 
 /** The statement is not one SQLite calls a read (a read was asked for). */
 export const NOT_READ_ONLY = 'not_read_only';
-/** SQLite could not prepare the statement (`mode: 'check'`). */
+/** SQLite could not parse the statement (`mode: 'check'`). */
 export const DOES_NOT_PREPARE = 'does_not_prepare';
 
 /**

@@ -18,6 +18,7 @@ import {
 } from '../../database.js';
 import { DriverFailure } from '../../driverFailure.js';
 import { CATALOG_BUDGET } from '../../results/resultBudget.js';
+import { journalModeQuery } from './journalModeQuery.js';
 import { type SqliteFile, SqliteProcessPool } from './processPool.js';
 import { sqlitePoolSettings } from './poolSettings.js';
 import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
@@ -216,7 +217,7 @@ export class SqliteDatabase implements Database {
   #statement(mode: 'read' | 'pages' | 'write', sql: string, options: ReadOptions, onPage?: PageReader): Promise<ResultSet<Rows>> {
     const request = {
       mode,
-      sql,
+      sql: mode === 'write' ? sql : journalModeQuery(sql),
       params: options.params ?? [],
       maxRows: options.maxRows,
       maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
