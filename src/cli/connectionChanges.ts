@@ -7,6 +7,7 @@ import { ConfigError, type SavedConnection, writeConfig } from '../db/connection
 import { loadOrCreateConfig } from '../app/demo.js';
 import { visibleText } from '../core/shared/visibleText.js';
 import { parseServerUrl, type ServerAddress } from '../db/connections/connectionUrl.js';
+import { sshPlaces } from '../db/reach/sshTunnel.js';
 import { TlsSettingsError } from '../db/reach/tlsSettings.js';
 import { callControl } from './controlClient.js';
 import { COMMAND_USAGES } from './commandUsages.js';
@@ -89,7 +90,7 @@ export async function updateConnection(argv: string[], { dataDir, running }: Con
   else {
     const { secrets, connections } = offlineConfig(dataDir);
     const connection = updatedConnection(connections, id, changes);
-    if (check) await probeConnection(connection, dataDir);
+    if (check) await probeConnection(connection, sshPlaces(dataDir));
     writeConfig(dataDir, { connections: connections.map((c) => (c.id === id ? connection : c)) }, secrets);
   }
   process.stdout.write(`updated ${id}\n`);
@@ -142,7 +143,7 @@ export async function testConnection(argv: string[], { dataDir, running }: Conne
   else {
     const connection = offlineConfig(dataDir).connections.find((c) => c.id === id);
     if (!connection) throw new ConfigError(`no connection with id "${id}"`);
-    result = await probeConnection(connection, dataDir);
+    result = await probeConnection(connection, sshPlaces(dataDir));
   }
   process.stdout.write(`${id}: ${visibleText(result.version)}, ${result.tls ? `${visibleText(result.tls)}, ` : ''}${result.ms} ms\n`);
 }

@@ -3,6 +3,7 @@ import { hasUrl, newConnection, type SavedConnection, withoutPassword, writeConf
 import { loadOrCreateConfig } from '../app/demo.js';
 import { withAdded } from '../db/connections/connectionEdits.js';
 import { probeConnection } from '../db/connections/connectionProbe.js';
+import { sshPlaces } from '../db/reach/sshTunnel.js';
 import { removeConnection, targetOf, testConnection, updateConnection, usageOf } from './connectionChanges.js';
 import { callControl, isRunning } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
@@ -72,7 +73,7 @@ export async function connections(argv: string[]): Promise<void> {
     connection = newConnection(candidate);
     const secrets = offlineSecretHome(dataDir);
     const saved = withAdded(loadOrCreateConfig(dataDir, secrets).connections, connection);
-    if (check) await probeConnection(connection, dataDir);
+    if (check) await probeConnection(connection, sshPlaces(dataDir));
     writeConfig(dataDir, { connections: saved }, secrets);
   }
   process.stdout.write(`added ${connection.id}\n`);
