@@ -14,6 +14,7 @@ import { COMMAND_USAGES } from './commandUsages.js';
 import { dataDirOption } from './dataDirOption.js';
 import { offlineSecretHome } from './offlineSecrets.js';
 import { sshFlagOptions, sshOf, withSshPassphrase } from './sshFlags.js';
+import { checkedNameOption } from './nameOption.js';
 import { UsageError } from './usageError.js';
 
 /** Where a command's change goes: the running application (at once), else the config file. */
@@ -75,7 +76,7 @@ export async function updateConnection(argv: string[], { dataDir, running }: Con
   const id = onlyId(positionals, 'connections update');
   if (values['no-ssh'] && values.ssh !== undefined) throw new UsageError('give --ssh … or --no-ssh, not both');
   const given: ConnectionChanges = await withSshPassphrase(values, {
-    name: values.name,
+    name: checkedNameOption(values.name),
     ...targetOf(values),
     externalAccess: values['external-access'],
     aiPolicy: values['ai-policy'],

@@ -12,6 +12,7 @@ import { offlineSecretHome } from './offlineSecrets.js';
 import { sshFlagOptions, sshOf, withSshPassphrase } from './sshFlags.js';
 import { textTable } from './textTable.js';
 import { trustHost } from './trustHost.js';
+import { checkedNameOption } from './nameOption.js';
 import { UsageError } from './usageError.js';
 
 const USAGE = 'usage: sluice connections list|add|update|remove|test (sluice connections --help shows each)';
@@ -59,7 +60,7 @@ export async function connections(argv: string[]): Promise<void> {
   if (!values.name || targets !== 1) throw new UsageError(usageOf('connections add'));
   const check = values['no-check'] !== true;
   const candidate = await withSshPassphrase(values, {
-    name: values.name,
+    name: checkedNameOption(values.name),
     ...(values.id !== undefined ? { id: values.id } : {}),
     ...targetOf(values),
     ...duckdbTargetOf(values),
