@@ -14,7 +14,7 @@ import { builtinCapabilities, CapabilityRegistry } from '../capabilities/registr
 import type { CapabilityModules } from '../capabilities/types.js';
 import { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import { SqliteProcessPool, type SqlitePoolSettings, sqlitePoolSettings } from '../db/engines/registry.js';
-import { KNOWN_HOSTS_FILE } from '../db/reach/knownHosts.js';
+import { type SshPlaces, sshPlaces } from '../db/reach/sshTunnel.js';
 import { CONFIG_FILE } from '../db/connections/savedConnections.js';
 import { QueryHistory } from '../db/results/queryHistory.js';
 import { deliverCallback } from '../pairing/deliverCallback.js';
@@ -75,6 +75,8 @@ export type AppOptions = {
   notifier?: DesktopNotifier;
   /** The SQLite query pool: from the contract and `SLUICE_SQLITE_PROCESSES`, unless a test changes it. */
   sqlitePool?: Partial<SqlitePoolSettings>;
+  /** The home directory whose `.ssh` SSH tunnels read (config, keys, known hosts): the user's unless a test gives one. */
+  sshHome?: string;
 };
 
 export type App = {
@@ -98,6 +100,7 @@ type Stores = {
   clock: AppClock;
   secrets: SecretHome;
   sqlite: SqliteProcessPool;
+  ssh: SshPlaces;
   catalog: ConnectionCatalog;
   registry: CapabilityRegistry;
   tokens: TokenStore;
@@ -159,7 +162,8 @@ async function openStores(options: AppOptions): Promise<Stores> {
   const secrets = options.secrets ?? chooseSecretHome(dataDir);
   const config = loadOrCreateConfig(dataDir, secrets);
   const sqlite = new SqliteProcessPool({ ...sqlitePoolSettings(process.env), ...options.sqlitePool }, clock);
-  const catalog = new ConnectionCatalog(config.connections, clock, join(dataDir, KNOWN_HOSTS_FILE), sqlite);
+  const ssh = sshPlaces(dataDir, options.sshHome);
+  const catalog = new ConnectionCatalog(config.connections, clock, ssh, sqlite);
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
   const tokens = TokenStore.open(join(dataDir, TOKENS_FILE), secrets);
   // Said once both files are read, so that a broken one is the first line a person sees.
@@ -171,7 +175,7 @@ async function openStores(options: AppOptions): Promise<Stores> {
     changed.notify(entry.action);
   };
   catalog.changes.subscribe((change) => changed.notify(change.type));
-  return { dataDir, clock, secrets, sqlite, catalog, registry, tokens, activity, changed, audit };
+  return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, tokens, activity, changed, audit };
 }
 
 /** The supervisor, and the actors of requests, subscriptions, consent dialogs and pairing under it. */
@@ -261,10 +265,11 @@ function httpDeps(parts: Parts): HttpDeps {
 
 /** The commands of the control socket, which the console's page sends too. */
 function appCommands(parts: Parts): ControlHandlers {
-  const { catalog, dataDir, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
+  const { catalog, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
   return controlHandlers({
     catalog,
     dataDir,
+    ssh,
     secrets,
     tokens,
     pairing,

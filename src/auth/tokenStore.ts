@@ -3,6 +3,7 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { writeFileAtomic } from '../core/atomicFile.js';
+import { nameRefusal } from '../core/nameCharacters.js';
 import { isPlainObject } from '../protocol/jsonrpc.js';
 import { permissionLevels, type PermissionLevel } from './levels.js';
 import { checkGrant } from './grant.js';
@@ -176,6 +177,8 @@ export class TokenStore {
 
   mint(options: MintOptions): { record: TokenRecord; plaintext: string } {
     checkGrant(options);
+    const refused = nameRefusal('name', options.name);
+    if (refused) throw new RangeError(refused);
     const plaintext = `sl_${randomBytes(32).toString('base64url')}`;
     let id: string;
     do id = `tok_${randomBytes(6).toString('hex')}`;

@@ -7,12 +7,14 @@ import { ConfigError, type SavedConnection, writeConfig } from '../db/connection
 import { loadOrCreateConfig } from '../app/demo.js';
 import { visibleText } from '../core/shared/visibleText.js';
 import { parseServerUrl, type ServerAddress } from '../db/connections/connectionUrl.js';
+import { sshPlaces } from '../db/reach/sshTunnel.js';
 import { TlsSettingsError } from '../db/reach/tlsSettings.js';
 import { callControl } from './controlClient.js';
 import { COMMAND_USAGES } from './commandUsages.js';
 import { dataDirOption } from './dataDirOption.js';
 import { offlineSecretHome } from './offlineSecrets.js';
 import { sshFlagOptions, sshOf, withSshPassphrase } from './sshFlags.js';
+import { checkedNameOption } from './nameOption.js';
 import { UsageError } from './usageError.js';
 
 /** Where a command's change goes: the running application (at once), else the config file. */
@@ -74,7 +76,7 @@ export async function updateConnection(argv: string[], { dataDir, running }: Con
   const id = onlyId(positionals, 'connections update');
   if (values['no-ssh'] && values.ssh !== undefined) throw new UsageError('give --ssh … or --no-ssh, not both');
   const given: ConnectionChanges = await withSshPassphrase(values, {
-    name: values.name,
+    name: checkedNameOption(values.name),
     ...targetOf(values),
     externalAccess: values['external-access'],
     aiPolicy: values['ai-policy'],
@@ -89,7 +91,7 @@ export async function updateConnection(argv: string[], { dataDir, running }: Con
   else {
     const { secrets, connections } = offlineConfig(dataDir);
     const connection = updatedConnection(connections, id, changes);
-    if (check) await probeConnection(connection, dataDir);
+    if (check) await probeConnection(connection, sshPlaces(dataDir));
     writeConfig(dataDir, { connections: connections.map((c) => (c.id === id ? connection : c)) }, secrets);
   }
   process.stdout.write(`updated ${id}\n`);
@@ -142,7 +144,7 @@ export async function testConnection(argv: string[], { dataDir, running }: Conne
   else {
     const connection = offlineConfig(dataDir).connections.find((c) => c.id === id);
     if (!connection) throw new ConfigError(`no connection with id "${id}"`);
-    result = await probeConnection(connection, dataDir);
+    result = await probeConnection(connection, sshPlaces(dataDir));
   }
   process.stdout.write(`${id}: ${visibleText(result.version)}, ${result.tls ? `${visibleText(result.tls)}, ` : ''}${result.ms} ms\n`);
 }

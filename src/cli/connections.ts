@@ -3,6 +3,7 @@ import { hasUrl, newConnection, type SavedConnection, withoutPassword, writeConf
 import { loadOrCreateConfig } from '../app/demo.js';
 import { withAdded } from '../db/connections/connectionEdits.js';
 import { probeConnection } from '../db/connections/connectionProbe.js';
+import { sshPlaces } from '../db/reach/sshTunnel.js';
 import { removeConnection, targetOf, testConnection, updateConnection, usageOf } from './connectionChanges.js';
 import { callControl, isRunning } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
@@ -11,6 +12,7 @@ import { offlineSecretHome } from './offlineSecrets.js';
 import { sshFlagOptions, sshOf, withSshPassphrase } from './sshFlags.js';
 import { textTable } from './textTable.js';
 import { trustHost } from './trustHost.js';
+import { checkedNameOption } from './nameOption.js';
 import { UsageError } from './usageError.js';
 
 const USAGE = 'usage: sluice connections list|add|update|remove|test (sluice connections --help shows each)';
@@ -58,7 +60,7 @@ export async function connections(argv: string[]): Promise<void> {
   if (!values.name || targets !== 1) throw new UsageError(usageOf('connections add'));
   const check = values['no-check'] !== true;
   const candidate = await withSshPassphrase(values, {
-    name: values.name,
+    name: checkedNameOption(values.name),
     ...(values.id !== undefined ? { id: values.id } : {}),
     ...targetOf(values),
     ...duckdbTargetOf(values),
@@ -72,7 +74,7 @@ export async function connections(argv: string[]): Promise<void> {
     connection = newConnection(candidate);
     const secrets = offlineSecretHome(dataDir);
     const saved = withAdded(loadOrCreateConfig(dataDir, secrets).connections, connection);
-    if (check) await probeConnection(connection, dataDir);
+    if (check) await probeConnection(connection, sshPlaces(dataDir));
     writeConfig(dataDir, { connections: saved }, secrets);
   }
   process.stdout.write(`added ${connection.id}\n`);

@@ -13,6 +13,7 @@ import {
 import { grantFromOptions } from './grantOptions.js';
 import { offlineSecretHome } from './offlineSecrets.js';
 import { textTable } from './textTable.js';
+import { checkedNameOption } from './nameOption.js';
 import { UsageError } from './usageError.js';
 
 /** Calls the running application, which owns the token file while it runs. */
@@ -48,7 +49,7 @@ async function create(argv: string[], remote: Remote | undefined): Promise<void>
   if (!values.name) throw new UsageError('tokens create needs --name NAME');
   const grant = grantFromOptions(values);
   const request = {
-    name: values.name,
+    name: checkedNameOption(values.name),
     level: grant.level ?? 'readOnly',
     connections: grant.connections ?? 'all',
     expiresInDays: grant.expiresInDays ?? null,

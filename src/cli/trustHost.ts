@@ -1,12 +1,10 @@
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadOrCreateConfig } from '../app/demo.js';
 import { systemClock } from '../core/clock.js';
 import { visibleText } from '../core/shared/visibleText.js';
 import { parseServerUrl } from '../db/connections/connectionUrl.js';
-import { KNOWN_HOSTS_FILE } from '../db/reach/knownHosts.js';
 import { hasUrl, type SavedConnection } from '../db/connections/savedConnections.js';
-import { SshTunnel, type TrustedKey } from '../db/reach/sshTunnel.js';
+import { sshPlaces, SshTunnel, type TrustedKey } from '../db/reach/sshTunnel.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption } from './dataDirOption.js';
 import { offlineSecretHome } from './offlineSecrets.js';
@@ -18,7 +16,8 @@ const SAID: Record<TrustedKey['status'], string> = { known: 'already trusted', a
 
 /**
  * `sluice connections trust-host ID [--replace]`: connects through the connection's SSH hops once and
- * records each host key `known_hosts` lacks, printing its fingerprint; a changed key only with `--replace`.
+ * records in Sluice's `known_hosts` each host key no known-hosts file knows, printing its fingerprint; a
+ * changed key only with `--replace`.
  */
 export async function trustHost(argv: string[], { dataDir, running }: { dataDir: string; running: boolean }): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -36,11 +35,13 @@ export async function trustHost(argv: string[], { dataDir, running }: { dataDir:
   if (!connection) throw new Error(`no connection with id "${id}"`);
   const address = hasUrl(connection) ? parseServerUrl(connection.url) : undefined;
   if (!hasUrl(connection) || !connection.ssh || !address) throw new Error(`connection "${id}" has no SSH tunnel`);
+  const places = sshPlaces(dataDir);
   const tunnel = new SshTunnel({
+    ...places,
     connectionId: id,
     ssh: connection.ssh,
     target: { host: address.host, port: address.port },
-    knownHostsFile: connection.ssh.knownHostsFile ?? join(dataDir, KNOWN_HOSTS_FILE),
+    knownHostsFile: connection.ssh.knownHostsFile ?? places.knownHostsFile,
     clock: systemClock,
   });
   await tunnel.trust(values.replace === true, (key) => process.stdout.write(`${SAID[key.status]} ${visibleText(key.host)} ${key.fingerprint}\n`));

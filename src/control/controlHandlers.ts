@@ -12,10 +12,13 @@ import { probeConnection } from '../db/connections/connectionProbe.js';
 import type { ConsentDialogs } from '../runtime/consentDialogs.js';
 import type { ControlHandlers } from './controlServer.js';
 import type { SecretHome } from '../platform/secretHome.js';
+import type { SshPlaces } from '../db/reach/sshTunnel.js';
 
 export type ControlDeps = {
   catalog: ConnectionCatalog;
   dataDir: string;
+  /** Where a connection check's SSH tunnel finds host keys: the application's own. */
+  ssh: SshPlaces;
   /** Where saved passwords go when the connections are written. */
   secrets: SecretHome;
   tokens: TokenStore;
@@ -105,7 +108,7 @@ function connectionCommands(deps: ControlDeps): ControlHandlers {
     'connections.add': async ({ check, ...fields }) => {
       const connection = newConnection(fields);
       withAdded(catalog.all(), connection);
-      if (check === true) await probeConnection(connection, dataDir);
+      if (check === true) await probeConnection(connection, deps.ssh);
       catalog.add(connection);
       save();
       audit({ category: 'admin', action: 'connection.added', outcome: 'success', connectionId: connection.id });
@@ -115,7 +118,7 @@ function connectionCommands(deps: ControlDeps): ControlHandlers {
       const { name, path, url, externalAccess, aiPolicy, ssh, filesDir } = p as ConnectionChanges;
       const changes = { name, path, url, externalAccess, aiPolicy, ssh, filesDir };
       const connection = updatedConnection(catalog.all(), text(p.id, 'id'), changes);
-      if (check === true) await probeConnection(connection, dataDir);
+      if (check === true) await probeConnection(connection, deps.ssh);
       await catalog.update(connection);
       save();
       audit({ category: 'admin', action: 'connection.updated', outcome: 'success', connectionId: connection.id, detail: { externalAccess: connection.externalAccess, aiPolicy: connection.aiPolicy } });
@@ -124,7 +127,7 @@ function connectionCommands(deps: ControlDeps): ControlHandlers {
     'connections.test': async (p) => {
       const connection = catalog.get(text(p.id, 'id'));
       if (!connection) throw new Error(`no connection with id "${String(p.id)}"`);
-      return probeConnection(connection, dataDir);
+      return probeConnection(connection, deps.ssh);
     },
     'connections.remove': async (p) => {
       const id = text(p.id, 'id');

@@ -219,6 +219,12 @@ export const DATABASES = frozen({
    */
   effectPreviewTimeoutMs: 1.5 * SECOND,
   /**
+   * Chosen: `table_statistics` on SQLite counts its tables' rows exactly for at most this long in all,
+   * the query process stopping a count that runs past it; a table not counted in time gets
+   * sqlite_stat1's estimate, marked as one (docs/limits.md, "Schema, statistics and performance tools").
+   */
+  sqliteExactCountBudgetMs: 100,
+  /**
    * Chosen: a DuckDB database runs inside Sluice's own process, so its memory and worker threads are
    * capped (DuckDB's defaults: 80% of RAM, every core); past the memory a statement spills to disk or fails.
    */

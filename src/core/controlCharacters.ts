@@ -7,8 +7,11 @@
  */
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
-/** The first control character of `text` as `U+XXXX`; undefined when it has none. */
-export function controlCharacterIn(text: string): string | undefined {
-  const found = CONTROL_CHARACTER.exec(text)?.[0];
+/** The first character of `text` that `pattern` matches, as `U+XXXX`; undefined when none does. */
+export function firstCodePoint(pattern: RegExp, text: string): string | undefined {
+  const found = pattern.exec(text)?.[0];
   return found === undefined ? undefined : `U+${(found.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
 }
+
+/** The first control character of `text` as `U+XXXX`; undefined when it has none. */
+export const controlCharacterIn = (text: string) => firstCodePoint(CONTROL_CHARACTER, text);

@@ -123,6 +123,11 @@ export interface Database {
   describeTable(schema: string, table: string, signal: AbortSignal): Promise<TableDescription | undefined>;
   tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined>;
   countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount>;
+  /**
+   * Exact row counts of `tables` in `schema`, in order, for at most `budgetMs` in all: a table not
+   * counted in time is null. Only an engine that can stop a count mid-table has it (SQLite).
+   */
+  countRowsWithin?(schema: string, tables: string[], budgetMs: number, signal: AbortSignal): Promise<Array<number | null>>;
   explain(sql: string, options: ExplainOptions): Promise<Explanation>;
   /**
    * Refuses (`invalid_argument`, the engine's message) a statement the engine cannot parse or prepare;

@@ -2,6 +2,7 @@ import { permissionLevels, type PermissionLevel } from '../auth/levels.js';
 import { LOOPBACK_HOSTS } from '../protocol/loopback.js';
 import { isValidChallenge } from './pkce.js';
 import { PAIRING } from '../core/contract.js';
+import { nameCharacterIn } from '../core/nameCharacters.js';
 
 export type PairingLink = {
   clientName: string;
@@ -20,8 +21,6 @@ export type PairingLinkRefusal = {
 };
 
 const PARAMETERS = ['client', 'challenge', 'redirect', 'scopes', 'state', 'response_mode'] as const;
-// Besides C0/C1 controls: line breaks and bidi controls, which could disguise the name on the approval sheet.
-const CONTROL = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 // RFC 8252 §7.1: a reverse domain name (com.example.app) or a plain app name (raycast). No `+`, which
 // rules out compound network schemes such as svn+ssh and web pages' web+… handlers.
@@ -79,7 +78,8 @@ export function parsePairingLink(url: string): { ok: true; link: PairingLink } |
   if (clientName === '') return malformed('The pairing link does not name the client.');
   if ([...clientName].length > PAIRING.maxClientNameChars)
     return malformed(`The client name is longer than ${PAIRING.maxClientNameChars} characters.`);
-  if (CONTROL.test(clientName)) return malformed('The client name contains control characters.');
+  // The rule of every name (the client's becomes its token's): no controls, line breaks or bidi controls.
+  if (nameCharacterIn(clientName)) return malformed('The client name contains control characters.');
 
   const challenge = params.get('challenge');
   if (!isValidChallenge(challenge))

@@ -60,6 +60,15 @@ describe.runIf(canRun)('managing connections in Chromium', () => {
     expect(await page.locator('tr[data-connection-id]').count()).toBe(1);
     expect(refusals()).toEqual([`HTTP 400 for POST ${session.origin}/api/connections.add`]);
 
+    // A name with a bidirectional control (it would reorder the text around it): refused, saying so.
+    await addSqlite(page, 'Notes\u202Eseton', notesPath);
+    await expect.poll(() => text(page.locator('[data-error="connection-add"]'))).toBe(
+      'name must not contain control characters, line separators or bidirectional controls (it holds U+202E)',
+    );
+    expect(readFileSync(join(suite.app.dataDir, 'config.json'), 'utf8')).toBe(before);
+    expect(refusals()).toEqual([`HTTP 400 for POST ${session.origin}/api/connections.add`]);
+
+    await page.locator('#connection-form').getByLabel('Name').fill('Notes');
     await page.locator('#connection-form').getByLabel('File path').fill(notesPath);
     await page.locator('#connection-form').getByRole('button', { name: 'Add connection' }).click();
     await row(page, 'notes').waitFor();
@@ -86,7 +95,15 @@ describe.runIf(canRun)('managing connections in Chromium', () => {
     await expect.poll(() => text(edit.locator('[data-error="connection-edit"]'))).toBe(
       'Not saved: the name "demo bookshop" is taken by connection "demo" (names must be unique)',
     );
-    expect(refusals()).toEqual([`HTTP 400 for POST ${session.origin}/api/connections.update`, `HTTP 400 for POST ${session.origin}/api/connections.update`]);
+
+    // So is a name with a control character, saying so.
+    await edit.getByLabel('Name').fill('Field\u2066notes');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => text(edit.locator('[data-error="connection-edit"]'))).toBe(
+      'Not saved: name must not contain control characters, line separators or bidirectional controls (it holds U+2066)',
+    );
+    expect(savedIds().find((c) => c.id === 'notes')).toMatchObject({ name: 'Notes', path: notesPath });
+    expect(refusals()).toEqual(Array.from({ length: 3 }, () => `HTTP 400 for POST ${session.origin}/api/connections.update`));
 
     // Rename: saved, the form closes, the row shows the new name.
     await edit.getByLabel('Name').fill('Field notes');

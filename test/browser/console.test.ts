@@ -197,6 +197,23 @@ describe.runIf(canRun)('the console page in Chromium', () => {
     expect(await page.content()).not.toContain(plaintext.slice(3));
   });
 
+  it('Create token refuses a name with a bidirectional control, saying so; no token is made', async () => {
+    const session = await open();
+    const { page } = session;
+    const before = suite.app.tokens.list().length;
+    await page.locator('#token-name').fill(`Evil\u202Etoken ${unique()}`);
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await expect
+      .poll(() => page.locator('[data-error="token-create"]').textContent())
+      .toBe('name must not contain control characters, line separators or bidirectional controls (it holds U+202E)');
+    expect(await page.locator('[data-token-secret]').isHidden()).toBe(true);
+    expect(suite.app.tokens.list().length).toBe(before);
+    expect(session.problems.splice(0)).toEqual([
+      `HTTP 400 for POST ${session.origin}/api/tokens.create`,
+      `${session.origin}/: console.error Failed to load resource: the server responded with a status of 400 (Bad Request)`,
+    ]);
+  });
+
   it("Revoke (confirmed) ends the token's running slow query with -33002; the row then shows revoked", async () => {
     const { page } = await open();
     // Made through the console's own command, as a user would: the page hears of it and shows its row.

@@ -99,7 +99,8 @@ describe.skipIf(servers.length === 0)('SSH tunnel idle close', () => {
       ssh: { host: '127.0.0.1', port: sshd!.port, user, keyFile: clientKey },
     };
     const sessions = () => descendants(sshd!.process.pid!);
-    const db = openDatabase(connection, clock, knownHosts);
+    // The suite's directory stands for the home: it has no .ssh, so nothing of the person's is read.
+    const db = openDatabase(connection, clock, { knownHostsFile: knownHosts, home: dir });
     try {
       expect(sessions()).toEqual([]);
       const id = Number(valuesOf((await read(db, SESSION_ID[engine])).rows)[0]![0]);

@@ -21,12 +21,15 @@ const file = (name: string) => join(dir, name);
 const keygen = (name: string, passphrase = '') =>
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', name, '-f', file(name)]);
 
-/** The CLI with `input` on its stdin (a pipe, not a terminal); secrets in the files, never the desktop keyring. */
+/**
+ * The CLI with `input` on its stdin (a pipe, not a terminal); secrets in the files, never the desktop
+ * keyring; the suite's directory as the home, so that no ~/.ssh of the person's is read.
+ */
 const sluice = (args: string[], input: string) =>
   spawnSync(process.execPath, [SLUICE_BIN, ...args], {
     encoding: 'utf8',
     input,
-    env: { ...process.env, SLUICE_SECRETS: 'file', SSH_AUTH_SOCK: '' },
+    env: { ...process.env, SLUICE_SECRETS: 'file', SSH_AUTH_SOCK: '', HOME: dir },
     timeout: 20_000,
   });
 

@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,9 +30,23 @@ const user = execFileSync('id', ['-un'], { encoding: 'utf8' }).trim();
 const dir = mkdtempSync(join(tmpdir(), 'sluice-sshd-'));
 const file = (name: string) => join(dir, name);
 
-function keygen(name: string, passphrase = ''): string {
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', name, '-f', file(name)]);
+function keygen(name: string, passphrase = '', type = 'ed25519'): string {
+  execFileSync('ssh-keygen', ['-q', '-t', type, '-N', passphrase, '-C', name, '-f', file(name)]);
   return file(name);
+}
+
+/** A public key file's type and key, as a known-hosts line has them. */
+const publicKeyOf = (publicKey: string) => readFileSync(publicKey, 'utf8').split(' ').slice(0, 2).join(' ');
+
+/**
+ * A home directory of the test's own, standing for the person's `~` (a test never reads the real
+ * `~/.ssh`), with `files` under its `.ssh`.
+ */
+function homeWith(files: Record<string, string> = {}): string {
+  const home = mkdtempSync(join(dir, 'home-'));
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(home, '.ssh', name), text);
+  return home;
 }
 
 /** `SHA256:…` as `ssh-keygen -l` prints it for a public key file. */
@@ -41,16 +56,19 @@ let sshd: TestSshd | undefined;
 let port: number;
 let clientKey: string;
 let hostFingerprint: string;
+/** The sshd's second host key, which it presents only to a client that asks for ECDSA first. */
+let ecdsaHostKey: string;
 
 beforeAll(async () => {
   if (sshdMissing) return;
   const hostKey = keygen('host_key');
   hostFingerprint = fingerprintOf(`${hostKey}.pub`);
+  ecdsaHostKey = keygen('host_key_ecdsa', '', 'ecdsa');
   clientKey = keygen('client_key');
   keygen('wrong_key');
   keygen('locked_key', 'test-passphrase');
   writeFileSync(file('authorized_keys'), `${readFileSync(`${clientKey}.pub`, 'utf8')}${readFileSync(file('locked_key.pub'), 'utf8')}`);
-  sshd = await startSshd(dir, hostKey, file('authorized_keys'));
+  sshd = await startSshd(dir, [hostKey, ecdsaHostKey], file('authorized_keys'));
   port = sshd.port;
 });
 
@@ -78,18 +96,18 @@ describe.skipIf(servers.length === 0)('SSH tunnels', () => {
     const connection = tunnelTo(servers[0]!, {});
     writeConfig(dataDir, { connections: [connection] });
     const knownHosts = join(dataDir, 'known_hosts');
-    const db = openDatabase(connection, systemClock, knownHosts);
+    const db = openDatabase(connection, systemClock, { knownHostsFile: knownHosts, home: homeWith() });
     try {
       await expect(read(db, 'SELECT 1')).rejects.toThrow(
         `the SSH host key of ${hostName()} is not known: ssh-ed25519 ${hostFingerprint}. ` +
           "If that is the server's key, accept it with: sluice connections trust-host db",
       );
-      const trusted = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file' });
+      const trusted = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file', HOME: homeWith() });
       expect(trusted.stderr).toBe('');
       expect(trusted.stdout).toBe(`trusted ${hostName()} ssh-ed25519 ${hostFingerprint}\n`);
-      expect(readFileSync(knownHosts, 'utf8')).toBe(`${hostName()} ${readFileSync(file('host_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+      expect(readFileSync(knownHosts, 'utf8')).toBe(`${hostName()} ${publicKeyOf(file('host_key.pub'))}\n`);
       expect((await read(db, 'SELECT 1 + 1')).rows).toEqual([[2]]);
-      const again = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file' });
+      const again = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file', HOME: homeWith() });
       expect(again.stdout).toBe(`already trusted ${hostName()} ssh-ed25519 ${hostFingerprint}\n`);
     } finally {
       await db.close();
@@ -102,18 +120,18 @@ describe.skipIf(servers.length === 0)('SSH tunnels', () => {
     writeConfig(dataDir, { connections: [connection] });
     const knownHosts = join(dataDir, 'known_hosts');
     const other = keygen(`other_host_key_${port}_${Date.now()}`);
-    writeFileSync(knownHosts, `${hostName()} ${readFileSync(`${other}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
-    const db = openDatabase(connection, systemClock, knownHosts);
+    writeFileSync(knownHosts, `${hostName()} ${publicKeyOf(`${other}.pub`)}\n`);
+    const db = openDatabase(connection, systemClock, { knownHostsFile: knownHosts, home: homeWith() });
     try {
       await expect(read(db, 'SELECT 1')).rejects.toThrow(
-        `the SSH host key of ${hostName()} has CHANGED to ssh-ed25519 ${hostFingerprint} (known: ${fingerprintOf(`${other}.pub`)}); ` +
+        `the SSH host key of ${hostName()} has CHANGED to ssh-ed25519 ${hostFingerprint} (known: ssh-ed25519 ${fingerprintOf(`${other}.pub`)} in ${knownHosts}:1); ` +
           'refusing to connect, as the connection may be intercepted. ' +
           "If the server's key was replaced on purpose, accept the new one with: sluice connections trust-host db --replace",
       );
-      const refused = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file' });
+      const refused = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file', HOME: homeWith() });
       expect(refused.status).toBe(1);
       expect(refused.stderr).toContain(`has CHANGED to ssh-ed25519 ${hostFingerprint}`);
-      const replaced = runSluice(['connections', 'trust-host', 'db', '--replace', '--data-dir', dataDir], { SLUICE_SECRETS: 'file' });
+      const replaced = runSluice(['connections', 'trust-host', 'db', '--replace', '--data-dir', dataDir], { SLUICE_SECRETS: 'file', HOME: homeWith() });
       expect(replaced.stdout).toBe(`replaced the old key; trusted ${hostName()} ssh-ed25519 ${hostFingerprint}\n`);
       expect((await read(db, 'SELECT 3')).rows).toEqual([[3]]);
     } finally {
@@ -121,14 +139,106 @@ describe.skipIf(servers.length === 0)('SSH tunnels', () => {
     }
   });
 
+  describe("the person's own known_hosts, read and never written", () => {
+    /** A fresh support directory with the connection saved, Sluice's known-hosts file in it not yet made. */
+    const saved = (connection: SavedConnection) => {
+      const dataDir = mkdtempSync(join(dir, 'data-'));
+      writeConfig(dataDir, { connections: [connection] });
+      return { dataDir, knownHostsFile: join(dataDir, 'known_hosts') };
+    };
+    /** `|1|salt|hash` for `name`, as `ssh-keygen -H` writes it. */
+    const hashedName = (name: string) => {
+      const salt = randomBytes(20);
+      return `|1|${salt.toString('base64')}|${createHmac('sha1', salt).update(name).digest('base64')}`;
+    };
+
+    it('accepts a key only ~/.ssh/known_hosts holds (hashed), and trust-host finds it already trusted', async () => {
+      const connection = tunnelTo(servers[0]!, {});
+      const { dataDir, knownHostsFile } = saved(connection);
+      const usersFile = `# from ssh\n${hashedName(hostName())} ${publicKeyOf(file('host_key.pub'))}\n`;
+      const home = homeWith({ known_hosts: usersFile });
+      const db = openDatabase(connection, systemClock, { knownHostsFile, home });
+      try {
+        expect((await read(db, 'SELECT 40 + 2')).rows).toEqual([[42]]);
+        const trusted = runSluice(['connections', 'trust-host', 'db', '--data-dir', dataDir], { SLUICE_SECRETS: 'file', HOME: home });
+        expect({ status: trusted.status, stdout: trusted.stdout, stderr: trusted.stderr }).toEqual({
+          status: 0,
+          stdout: `already trusted ${hostName()} ssh-ed25519 ${hostFingerprint}\n`,
+          stderr: '',
+        });
+        expect(existsSync(knownHostsFile)).toBe(false);
+        expect(readFileSync(join(home, '.ssh', 'known_hosts'), 'utf8')).toBe(usersFile);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it("reads the UserKnownHostsFile files ~/.ssh/config names for the host, not the default one", async () => {
+      const home = homeWith({
+        config: `Host tunnel-alias\n  HostName 127.0.0.1\n  Port ${port}\n  UserKnownHostsFile ~/.ssh/absent "~/.ssh/team hosts"\n`,
+        'team hosts': `[127.0.0.1]:${port} ${publicKeyOf(file('host_key.pub'))}\n`,
+        known_hosts: `[127.0.0.1]:${port} ${publicKeyOf(`${keygen(`unused_${Date.now()}`)}.pub`)}\n`,
+      });
+      const connection = tunnelTo(servers[0]!, { host: 'tunnel-alias', port: undefined });
+      const db = openDatabase(connection, systemClock, { knownHostsFile: saved(connection).knownHostsFile, home });
+      try {
+        expect((await read(db, 'SELECT 6 * 7')).rows).toEqual([[42]]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('refuses a key that differs from the one ~/.ssh/known_hosts holds, naming both fingerprints and where the known one is', async () => {
+      const other = keygen(`users_old_key_${Date.now()}`);
+      const home = homeWith({ known_hosts: `# first\n[127.0.0.1]:${port} ${publicKeyOf(`${other}.pub`)}\n` });
+      const connection = tunnelTo(servers[0]!, {});
+      const db = openDatabase(connection, systemClock, { knownHostsFile: saved(connection).knownHostsFile, home });
+      try {
+        await expect(read(db, 'SELECT 1')).rejects.toThrow(
+          `the SSH host key of ${hostName()} has CHANGED to ssh-ed25519 ${hostFingerprint} ` +
+            `(known: ssh-ed25519 ${fingerprintOf(`${other}.pub`)} in ${join(home, '.ssh', 'known_hosts')}:2); refusing to connect`,
+        );
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('refuses a key ~/.ssh/known_hosts revokes, even one Sluice trusts, and trust-host will not record it', async () => {
+      const connection = tunnelTo(servers[0]!, {});
+      const { dataDir, knownHostsFile } = saved(connection);
+      writeFileSync(knownHostsFile, `${hostName()} ${publicKeyOf(file('host_key.pub'))}\n`);
+      const home = homeWith({ known_hosts: `@revoked [127.0.0.1]:${port} ${publicKeyOf(file('host_key.pub'))}\n` });
+      const revoked = `the SSH host key of ${hostName()}, ssh-ed25519 ${hostFingerprint}, is REVOKED (@revoked in ${join(home, '.ssh', 'known_hosts')}:1); refusing to connect`;
+      const db = openDatabase(connection, systemClock, { knownHostsFile, home });
+      try {
+        await expect(read(db, 'SELECT 1')).rejects.toThrow(revoked);
+        const replaced = runSluice(['connections', 'trust-host', 'db', '--replace', '--data-dir', dataDir], { SLUICE_SECRETS: 'file', HOME: home });
+        expect({ status: replaced.status, stdout: replaced.stdout, stderr: replaced.stderr }).toEqual({ status: 1, stdout: '', stderr: `sluice: ${revoked}\n` });
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('asks the server first for the key types known for it: one with ed25519 and ECDSA keys presents the ECDSA key ~/.ssh/known_hosts holds', async () => {
+      const home = homeWith({ known_hosts: `[127.0.0.1]:${port} ${publicKeyOf(`${ecdsaHostKey}.pub`)}\n` });
+      const connection = tunnelTo(servers[0]!, {});
+      const db = openDatabase(connection, systemClock, { knownHostsFile: saved(connection).knownHostsFile, home });
+      try {
+        expect((await read(db, 'SELECT 5')).rows).toEqual([[5]]);
+      } finally {
+        await db.close();
+      }
+    });
+  });
+
   describe('with the host key trusted', () => {
     const knownHosts = file('trusted_known_hosts');
     beforeAll(() => {
-      writeFileSync(knownHosts, `${`[127.0.0.1]:${port}`} ${readFileSync(file('host_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+      writeFileSync(knownHosts, `${`[127.0.0.1]:${port}`} ${publicKeyOf(file('host_key.pub'))}\n`);
     });
 
     it('refuses a key the server does not accept', async () => {
-      const db = openDatabase(tunnelTo(servers[0]!, { keyFile: file('wrong_key') }), systemClock, knownHosts);
+      const db = openDatabase(tunnelTo(servers[0]!, { keyFile: file('wrong_key') }), systemClock, { knownHostsFile: knownHosts, home: homeWith() });
       try {
         await expect(read(db, 'SELECT 1')).rejects.toThrow(
           `SSH authentication as ${user}@${hostName()} failed: the server accepted none of the key ${file('wrong_key')}`,
@@ -139,7 +249,7 @@ describe.skipIf(servers.length === 0)('SSH tunnels', () => {
     });
 
     it('says a key with a passphrase needs the agent or a saved passphrase', async () => {
-      const db = openDatabase(tunnelTo(servers[0]!, { keyFile: file('locked_key') }), systemClock, knownHosts);
+      const db = openDatabase(tunnelTo(servers[0]!, { keyFile: file('locked_key') }), systemClock, { knownHostsFile: knownHosts, home: homeWith() });
       try {
         await expect(read(db, 'SELECT 1')).rejects.toThrow(
           `the SSH key ${file('locked_key')} is protected by a passphrase and none is saved with the connection: ` +
@@ -164,20 +274,19 @@ describe.skipIf(servers.length === 0)('SSH tunnels', () => {
           stdio: 'ignore',
         });
         process.env.SSH_AUTH_SOCK = agentSocket;
-        const sshConfigFile = file('ssh_config');
-        writeFileSync(
-          sshConfigFile,
-          `Host db-behind\n  HostName 127.0.0.1\n  Port ${port}\n  User ${user}\n  ProxyJump bastion\n` +
+        const home = homeWith({
+          config:
+            `Host db-behind\n  HostName 127.0.0.1\n  Port ${port}\n  User ${user}\n  ProxyJump bastion\n` +
             `Host bastion\n  HostName 127.0.0.1\n  Port ${port}\n  User ${user}\n`,
-        );
+        });
         const address = parseServerUrl(URLS[engine])!;
         const tunnel = new SshTunnel({
           connectionId: 'db',
           ssh: { host: 'db-behind', agent: true },
           target: { host: address.host, port: address.port },
           knownHostsFile: knownHosts,
+          home,
           clock: systemClock,
-          sshConfigFile,
         });
         const db = engine === 'postgres' ? new PostgresDatabase(address, tunnel) : new MysqlDatabase(address, systemClock, tunnel);
         try {
@@ -194,7 +303,7 @@ describe.skipIf(servers.length === 0)('SSH tunnels', () => {
     });
 
     it.each(servers)('%s: queries through the tunnel; a tunnel dropped mid-query fails that query and the next reopens it', async (engine) => {
-      const db = openDatabase(tunnelTo(engine, {}), systemClock, knownHosts);
+      const db = openDatabase(tunnelTo(engine, {}), systemClock, { knownHostsFile: knownHosts, home: homeWith() });
       try {
         expect((await read(db, 'SELECT 40 + 2')).rows).toEqual([[42]]);
         const slow = read(db, slowSql(engine, 6));

@@ -49,10 +49,10 @@ export function descendants(pid: number): number[] {
 export type TestSshd = { port: number; process: ChildProcess; stop(): void };
 
 /**
- * An sshd of the test's own on a free 127.0.0.1 port, as the current user: `hostKey`, `authorizedKeys`,
- * keys only, TCP forwarding on; its config and pid file go in `dir`.
+ * An sshd of the test's own on a free 127.0.0.1 port, as the current user: `hostKey` (one or several),
+ * `authorizedKeys`, keys only, TCP forwarding on; its config and pid file go in `dir`.
  */
-export async function startSshd(dir: string, hostKey: string, authorizedKeys: string): Promise<TestSshd> {
+export async function startSshd(dir: string, hostKey: string | string[], authorizedKeys: string): Promise<TestSshd> {
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const port = await freePort();
   const config = join(dir, 'sshd_config');
@@ -61,7 +61,7 @@ export async function startSshd(dir: string, hostKey: string, authorizedKeys: st
     [
       `Port ${port}`,
       'ListenAddress 127.0.0.1',
-      `HostKey ${hostKey}`,
+      ...[hostKey].flat().map((key) => `HostKey ${key}`),
       `PidFile ${join(dir, 'sshd.pid')}`,
       `AuthorizedKeysFile ${authorizedKeys}`,
       'PermitRootLogin prohibit-password',

@@ -21,8 +21,9 @@ export type TestApp = App & { dispose(): Promise<void> };
  */
 export async function startTestApp(options: Partial<AppOptions> = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sluice-test-'));
-  // Secrets in the files without asking the OS store (test/e2e/secretService.test.ts asks a real one).
-  const app = await startApp({ port: 0, consolePort: 0, auth: false, secrets: SECRETS_IN_FILES, ...options, dataDir });
+  // Secrets in the files without asking the OS store (test/e2e/secretService.test.ts asks a real one);
+  // the support directory as the SSH home, so that no test reads the person's ~/.ssh.
+  const app = await startApp({ port: 0, consolePort: 0, auth: false, secrets: SECRETS_IN_FILES, sshHome: dataDir, ...options, dataDir });
   return Object.assign(Object.create(app) as App, {
     async dispose() {
       await app.stop();

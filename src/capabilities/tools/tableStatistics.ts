@@ -9,7 +9,7 @@ import { boolean, listOf, orNull, record, text } from '../outputSchema.js';
 export const tableStatistics = defineTool({
   name: 'table_statistics',
   title: 'Table statistics',
-  description: `Estimated rows, sizes in bytes and maintenance counters of one table, or of a schema's tables (at most ${TABLE_STATISTICS_LIMIT}). Null where the engine keeps none.`,
+  description: `Rows (counted or estimated: row_count_source says which), sizes in bytes and maintenance counters of one table, or of a schema's tables (at most ${TABLE_STATISTICS_LIMIT}). Null where the engine keeps none.`,
   inputSchema: onConnection({ schema: schemaProperty, table: tableProperty }),
   outputSchema: record({
     schema: text,

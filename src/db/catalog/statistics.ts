@@ -7,13 +7,22 @@ import { engineModule } from '../engines/registry.js';
 export const TABLE_STATISTICS_LIMIT = 500;
 
 /**
+ * Where a table's `estimated_rows` comes from: `count` is exact (SQLite, counted within
+ * `DATABASES.sqliteExactCountBudgetMs`); the others are the engine's estimates: SQLite's sqlite_stat1 (as
+ * of the last ANALYZE), PostgreSQL's pg_class.reltuples, MySQL's information_schema.TABLES.TABLE_ROWS.
+ */
+export type RowCountSource = 'count' | 'sqlite_stat1' | 'pg_class' | 'information_schema';
+
+/**
  * One table's statistics. A field the engine does not keep is null: the analyze and vacuum times, dead
  * tuples and scan counts are PostgreSQL's; `auto_increment` and `update_time` MySQL's; SQLite has rows
- * (from sqlite_stat1) and sizes (from dbstat) only.
+ * (counted, else from sqlite_stat1) and sizes (from dbstat) only.
  */
 export type TableStatistics = {
   table: string;
   estimated_rows: number | null;
+  /** Null when `estimated_rows` is. */
+  row_count_source: RowCountSource | null;
   total_bytes: number | null;
   table_bytes: number | null;
   index_bytes: number | null;

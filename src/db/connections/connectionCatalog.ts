@@ -9,6 +9,7 @@ import { SessionShares } from './sessionShares.js';
 import { engineModule, SqliteProcessPool, sqlitePoolSettings } from '../engines/registry.js';
 import { type AppClock, systemClock } from '../../core/clock.js';
 import { DATABASES } from '../../core/contract.js';
+import type { SshPlaces } from '../reach/sshTunnel.js';
 
 /** The saved connections and their drivers, each opened on first use. */
 export class ConnectionCatalog {
@@ -20,17 +21,17 @@ export class ConnectionCatalog {
   readonly shares = new SessionShares();
 
   readonly #clock: AppClock;
-  readonly #knownHostsFile: string | undefined;
+  readonly #ssh: SshPlaces | undefined;
   /** The query processes of every SQLite connection; closed with the catalog. */
   readonly #sqlite: SqliteProcessPool;
 
   /**
-   * `clock` times the drivers' statement deadlines; SSH tunnels check host keys in `knownHostsFile`;
+   * `clock` times the drivers' statement deadlines; SSH tunnels find host keys where `ssh` says;
    * SQLite connections share `sqlite` (absent: a pool of the default size, started on first use).
    */
-  constructor(connections: SavedConnection[], clock: AppClock = systemClock, knownHostsFile?: string, sqlite?: SqliteProcessPool) {
+  constructor(connections: SavedConnection[], clock: AppClock = systemClock, ssh?: SshPlaces, sqlite?: SqliteProcessPool) {
     this.#clock = clock;
-    this.#knownHostsFile = knownHostsFile;
+    this.#ssh = ssh;
     this.#sqlite = sqlite ?? new SqliteProcessPool(sqlitePoolSettings(), clock);
     this.#connections = new Map(connections.map((c) => [c.id, c]));
   }
@@ -94,7 +95,7 @@ export class ConnectionCatalog {
       // Map order is use order: the first entry of a connection is its least recently used.
       this.#open.delete(key);
     } else {
-      open = retirable(openDatabase(target, this.#clock, this.#knownHostsFile, this.#sqlite));
+      open = retirable(openDatabase(target, this.#clock, this.#ssh, this.#sqlite));
       if (target !== connection) this.#makeRoomBeside(connection.id);
     }
     this.#open.set(key, open);
@@ -161,9 +162,9 @@ function whereItPoints(connection: SavedConnection): string {
 
 /**
  * A fresh driver for one saved connection (the catalog keeps one per connection; a probe opens its own).
- * An SSH tunnel checks host keys in the connection's own known-hosts file, else in `knownHostsFile`.
+ * An SSH tunnel finds host keys where `ssh` says (and in the connection's own known-hosts file).
  * A SQLite file runs on the query processes of `sqlite`, else on a pool of its own.
  */
-export function openDatabase(connection: SavedConnection, clock: AppClock = systemClock, knownHostsFile?: string, sqlite?: SqliteProcessPool): Database {
-  return engineModule(connection.engine).open(connection, { clock, knownHostsFile, sqlite });
+export function openDatabase(connection: SavedConnection, clock: AppClock = systemClock, ssh?: SshPlaces, sqlite?: SqliteProcessPool): Database {
+  return engineModule(connection.engine).open(connection, { clock, ssh, sqlite });
 }

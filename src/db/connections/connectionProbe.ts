@@ -1,9 +1,8 @@
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { ConfigError, type SavedConnection } from './savedConnections.js';
 import { openDatabase } from './connectionCatalog.js';
 import { engineModule } from '../engines/registry.js';
-import { KNOWN_HOSTS_FILE } from '../reach/knownHosts.js';
+import type { SshPlaces } from '../reach/sshTunnel.js';
 import { valuesOf } from '../database.js';
 import { systemClock } from '../../core/clock.js';
 import { DATABASES } from '../../core/contract.js';
@@ -30,15 +29,15 @@ function fileProblem(path: string): string | undefined {
 /**
  * Opens the connection with its own short-lived driver, reads the server's version (and, on a server,
  * whether the session uses TLS) and says how long that took; a failure is a ConfigError saying what
- * failed (the engine's own reason, password redacted).
+ * failed (the engine's own reason, password redacted). An SSH tunnel finds host keys where `ssh` says.
  */
-export async function probeConnection(connection: SavedConnection, dataDir: string): Promise<ProbeResult> {
+export async function probeConnection(connection: SavedConnection, ssh: SshPlaces): Promise<ProbeResult> {
   const { probe } = engineModule(connection.engine);
   const file = probe.fileOf?.(connection);
   const problem = file === undefined ? undefined : fileProblem(file);
   if (problem) throw new ConfigError(problem);
   const started = performance.now();
-  const db = openDatabase(connection, systemClock, join(dataDir, KNOWN_HOSTS_FILE));
+  const db = openDatabase(connection, systemClock, ssh);
   const abort = new AbortController();
   // Referenced, and cleared only once the driver is closed: it keeps a short-lived command alive until
   // then, which the drivers' unreferenced handles (query processes, pools) do not.

@@ -5,6 +5,7 @@ import { TlsSettingsError } from '../reach/tlsSettings.js';
 import { parseSshOptions, type SshOptions } from '../reach/sshOptions.js';
 import { isPlainObject } from '../../protocol/jsonrpc.js';
 import { writeFileAtomic } from '../../core/atomicFile.js';
+import { nameRefusal } from '../../core/nameCharacters.js';
 import { SECRETS_IN_FILES, type SecretHome, secretAccount, settleSecrets } from '../../platform/secretHome.js';
 
 const externalAccessLevels = ['blocked', 'readOnly', 'readWrite'] as const;
@@ -135,13 +136,16 @@ const slug = (name: string) =>
     .slice(0, 64) || 'connection';
 
 /**
- * A new connection from what a person gives: a name, an SQLite file's absolute path or a server's URL
+ * A new connection from what a person gives: a name (no control characters, line separators or bidi
+ * controls; a saved file's names are read as they are), an SQLite file's absolute path or a server's URL
  * (the engine follows from its scheme), and optionally an id (else made from the name) and its settings.
  * With `engine: 'duckdb'` the path names a DuckDB file (or is `:memory:`), and `filesDir` may follow.
  */
 export function newConnection(fields: Record<string, unknown>): SavedConnection {
   const { name, id, path, url, engine: given, ...settings } = fields;
   if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('name must be a non-empty string');
+  const refused = nameRefusal('name', name);
+  if (refused) throw new ConfigError(refused);
   if ((path === undefined) === (url === undefined)) throw new ConfigError('give either path (SQLite) or url (PostgreSQL, MySQL)');
   const engine = typeof url === 'string' ? serverUrl(url, 'url')?.engine : given === 'duckdb' ? 'duckdb' : 'sqlite';
   if (engine === undefined) {

@@ -16,6 +16,7 @@ const SESSION_METHODS = new Set<string | symbol>([
   'describeTable',
   'tableDdl',
   'countRows',
+  'countRowsWithin',
 ]);
 
 type Share = { running: number; waiting: (() => void)[] };

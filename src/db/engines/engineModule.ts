@@ -9,9 +9,10 @@ import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest 
 import type { SavedConnection } from '../connections/savedConnections.js';
 import type { Database } from '../database.js';
 import type { SqliteProcessPool } from './sqlite/processPool.js';
+import type { SshPlaces } from '../reach/sshTunnel.js';
 
-/** What opening a driver may use besides the connection: the clock, the SSH known-hosts file, the shared SQLite query processes. */
-export type OpenContext = { clock: AppClock; knownHostsFile: string | undefined; sqlite: SqliteProcessPool | undefined };
+/** What opening a driver may use besides the connection: the clock, where SSH tunnels find host keys, the shared SQLite query processes. */
+export type OpenContext = { clock: AppClock; ssh: SshPlaces | undefined; sqlite: SqliteProcessPool | undefined };
 
 /** How a connection check reads the engine's version, and (on a server) the session's TLS protocol. */
 export type EngineProbe = {

@@ -1,7 +1,9 @@
 import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ServerHostKeyAlgorithm } from 'ssh2';
 import { writeFileAtomic } from '../../core/atomicFile.js';
+import { matchesPatternList } from './hostPatterns.js';
 
 /** The SSH host keys Sluice accepted, in the support directory, in OpenSSH's `known_hosts` format. */
 export const KNOWN_HOSTS_FILE = 'known_hosts';
@@ -15,43 +17,99 @@ export const keyType = (key: Buffer) => key.subarray(4, 4 + key.readUInt32BE(0))
 /** How `known_hosts` names a host: bare on port 22, else `[host]:port`. */
 export const hostField = (host: string, port: number) => (port === 22 ? host : `[${host}]:${port}`);
 
-export type HostKeyCheck = { status: 'known' } | { status: 'unknown' } | { status: 'changed'; known: string[] };
+/** A key a known-hosts file holds for a host, where it is, and whether the line revokes it (`@revoked`). */
+export type KnownKey = { key: Buffer; revoked: boolean; file: string; line: number };
 
-/** One of a line's comma-separated names: plain, or hashed (`|1|salt|hash`, HMAC-SHA1 of the name). */
-function nameMatches(name: string, field: string): boolean {
-  const hashed = /^\|1\|([^|]+)\|([^|]+)$/.exec(name);
-  if (!hashed) return name.toLowerCase() === field.toLowerCase();
-  return createHmac('sha1', Buffer.from(hashed[1]!, 'base64')).update(field).digest('base64') === hashed[2];
+export type HostKeyCheck =
+  | { status: 'known' }
+  | { status: 'unknown' }
+  | { status: 'changed'; known: KnownKey[] }
+  | { status: 'revoked'; by: KnownKey };
+
+/** One line of a known-hosts file: its names, marker and key, none of them for a comment or a line OpenSSH would not read. */
+type Line = { text: string; names?: string; marker?: string; key?: Buffer };
+
+function parseLine(text: string): Line {
+  const fields = text.trim().split(/\s+/);
+  const marker = fields[0]?.startsWith('@') ? fields.shift() : undefined;
+  const [names, type, base64] = fields;
+  if (!names || names.startsWith('#') || !type || !base64) return { text };
+  const key = Buffer.from(base64, 'base64');
+  // A key whose wire form does not start with the type the line gives is not a key OpenSSH reads.
+  if (key.length < 4 || key.readUInt32BE(0) > key.length - 4 || keyType(key) !== type) return { text };
+  return { text, names, ...(marker ? { marker } : {}), key };
 }
 
-type Entry = { line: string; forHost: boolean; key?: Buffer };
-
-function entries(file: string, host: string, port: number): Entry[] {
-  if (!existsSync(file)) return [];
-  const field = hostField(host, port);
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => {
-      const [names = '', , key] = line.trim().split(/\s+/);
-      // Comments and marked lines (@cert-authority, @revoked) are kept but never vouch for a key.
-      if (line.trim().startsWith('#') || names.startsWith('@') || key === undefined) return { line, forHost: false };
-      return { line, forHost: names.split(',').some((name) => nameMatches(name, field)), key: Buffer.from(key, 'base64') };
-    });
+/** A line's names: one hashed name (`|1|salt|hash`, HMAC-SHA1 of the name), or a pattern list with `*`, `?` and `!`. */
+function namesMatch(names: string, field: string): boolean {
+  if (!names.startsWith('|')) return matchesPatternList(names.split(','), field);
+  const hashed = /^\|1\|([^|]+)\|([^|]+)$/.exec(names);
+  return hashed !== null && createHmac('sha1', Buffer.from(hashed[1]!, 'base64')).update(field).digest('base64') === hashed[2];
 }
 
-/** Whether `file` knows `key` for `host`:`port`, does not know the host, or knows it with other keys. */
-export function checkHostKey(file: string, host: string, port: number, key: Buffer): HostKeyCheck {
-  const known = entries(file, host, port).filter((e) => e.forHost && e.key);
-  if (known.length === 0) return { status: 'unknown' };
-  if (known.some((e) => e.key!.equals(key))) return { status: 'known' };
-  return { status: 'changed', known: known.map((e) => fingerprint(e.key!)) };
+/** The name OpenSSH looks a host up by: lower case, `[host]:port` off port 22. */
+const lookupName = (host: string, port: number) => hostField(host.toLowerCase(), port);
+
+const linesOf = (file: string) => readFileSync(file, 'utf8').split('\n').filter((text) => text !== '').map(parseLine);
+
+/**
+ * The keys `files` hold for `host`:`port`, file by file, line by line. A file that is missing or cannot
+ * be read holds none; `@cert-authority` lines are not read (Sluice checks plain host keys only).
+ */
+export function knownKeys(files: string[], host: string, port: number): KnownKey[] {
+  const name = lookupName(host, port);
+  return files.flatMap((file) => {
+    let lines: Line[];
+    try {
+      lines = linesOf(file);
+    } catch {
+      return [];
+    }
+    return lines.flatMap(({ names, marker, key }, index) =>
+      key && names && (marker === undefined || marker === '@revoked') && namesMatch(names, name)
+        ? [{ key, revoked: marker === '@revoked', file, line: index + 1 }]
+        : [],
+    );
+  });
 }
 
-/** Records `key` for `host`:`port`; `replace` first removes the keys known for it. */
+/**
+ * `key` against the keys known for its host, as OpenSSH judges it: revoked when a `@revoked` line holds
+ * it, known when any other line does, changed when other keys are known, else unknown.
+ */
+export function checkHostKey(known: KnownKey[], key: Buffer): HostKeyCheck {
+  const revoked = known.find((entry) => entry.revoked && entry.key.equals(key));
+  if (revoked) return { status: 'revoked', by: revoked };
+  const trusted = known.filter((entry) => !entry.revoked);
+  if (trusted.length === 0) return { status: 'unknown' };
+  if (trusted.some((entry) => entry.key.equals(key))) return { status: 'known' };
+  return { status: 'changed', known: trusted };
+}
+
+/** The host key algorithms (as ssh2 names them) that present a key of each type, in ssh2's order of preference. */
+const ALGORITHMS: Record<string, ServerHostKeyAlgorithm[]> = {
+  'ssh-ed25519': ['ssh-ed25519'],
+  'ecdsa-sha2-nistp256': ['ecdsa-sha2-nistp256'],
+  'ecdsa-sha2-nistp384': ['ecdsa-sha2-nistp384'],
+  'ecdsa-sha2-nistp521': ['ecdsa-sha2-nistp521'],
+  'ssh-rsa': ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'],
+};
+
+/**
+ * The host key algorithms to ask the server for first: those of the keys known for it, as OpenSSH
+ * does, so that a server with several keys presents one that is known rather than one that only looks new.
+ */
+export function preferredAlgorithms(known: KnownKey[]): ServerHostKeyAlgorithm[] {
+  const types = new Set(known.filter((entry) => !entry.revoked).map((entry) => keyType(entry.key)));
+  return Object.entries(ALGORITHMS).flatMap(([type, algorithms]) => (types.has(type) ? algorithms : []));
+}
+
+/** Records `key` for `host`:`port` in Sluice's own `file`; `replace` first removes the keys known for it there. */
 export function addHostKey(file: string, host: string, port: number, key: Buffer, replace: boolean): void {
-  const kept = entries(file, host, port).filter((e) => !(replace && e.forHost));
+  const name = lookupName(host, port);
+  const lines = existsSync(file) ? linesOf(file) : [];
+  const kept = lines.filter(({ names, marker, key: known }) => !(replace && known && names && marker === undefined && namesMatch(names, name)));
   const line = `${hostField(host, port)} ${keyType(key)} ${key.toString('base64')}`;
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileAtomic(file, `${[...kept.map((e) => e.line), line].join('\n')}\n`);
+  writeFileAtomic(file, `${[...kept.map((other) => other.text), line].join('\n')}\n`);
 }

@@ -7,41 +7,54 @@ import type { Client, ConnectConfig } from 'ssh2';
 import type { AppClock } from '../../core/clock.js';
 import { SSH } from '../../core/contract.js';
 import { DriverFailure } from '../driverFailure.js';
-import { addHostKey, checkHostKey, fingerprint, hostField, keyType } from './knownHosts.js';
-import { readSshHostConfig, SSH_CONFIG_FILE } from './sshConfig.js';
+import { addHostKey, checkHostKey, fingerprint, hostField, KNOWN_HOSTS_FILE, keyType, type KnownKey, knownKeys, preferredAlgorithms } from './knownHosts.js';
+import { defaultUserKnownHostsFiles, readSshHostConfig } from './sshConfig.js';
 import { parseSshHop, type SshOptions } from './sshOptions.js';
 
-/** One SSH server on the way, after `~/.ssh/config`, with how to authenticate to it. */
-type Hop = { host: string; port: number; user: string; keyFile?: string };
+/** One SSH server on the way, after `~/.ssh/config`, with how to authenticate to it and the user's own known-hosts files for it. */
+type Hop = { host: string; port: number; user: string; keyFile?: string; userKnownHostsFiles: string[] };
+
+/** Judges a hop's host key against the keys known for it; throws to refuse it. */
+type Verify = (hop: Hop, key: Buffer, known: KnownKey[]) => void;
 
 export type TrustedKey = { host: string; fingerprint: string; status: 'known' | 'added' | 'replaced' };
 
-export type TunnelSettings = {
+/** Where a tunnel reads and records host keys, and whose OpenSSH files it reads. */
+export type SshPlaces = {
+  /** Sluice's own known-hosts file, the one `trust-host` writes. */
+  knownHostsFile: string;
+  /** The home directory whose `.ssh` holds the user's config, default keys and known hosts (read, never written). */
+  home: string;
+};
+
+/** Sluice's known-hosts file in the support directory `dataDir`, and the user's home (`HOME` on Unix). */
+export const sshPlaces = (dataDir: string, home: string = homedir()): SshPlaces => ({ knownHostsFile: join(dataDir, KNOWN_HOSTS_FILE), home });
+
+export type TunnelSettings = SshPlaces & {
   /** The saved connection's id, named in the errors that say how to accept a host key. */
   connectionId: string;
   ssh: SshOptions;
   /** The database server as the last SSH server reaches it. */
   target: { host: string; port: number };
-  knownHostsFile: string;
   clock: AppClock;
-  sshConfigFile?: string;
 };
 
 type ParseKey = (typeof import('ssh2'))['utils']['parseKey'];
 
-const DEFAULT_KEYS = ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((name) => join(homedir(), '.ssh', name));
+const defaultKeys = (home: string) => ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((name) => join(home, '.ssh', name));
 const ignore = () => {};
 
 /** The hops from the first jump host to the tunnel's own host, each completed from `~/.ssh/config`. */
-function resolveHops(ssh: SshOptions, configFile: string): Hop[] {
+function resolveHops(ssh: SshOptions, home: string): Hop[] {
   const hop = (alias: string, given: { user?: string; port?: number; keyFile?: string }): Hop & { jump?: string } => {
-    const config = readSshHostConfig(alias, configFile);
+    const config = readSshHostConfig(alias, home);
     const keyFile = given.keyFile ?? config.identityFile;
     return {
       host: config.hostName ?? alias,
       port: given.port ?? config.port ?? 22,
       user: given.user ?? config.user ?? userInfo().username,
       ...(keyFile ? { keyFile } : {}),
+      userKnownHostsFiles: config.userKnownHostsFiles ?? defaultUserKnownHostsFiles(home),
       ...(config.proxyJump && config.proxyJump !== 'none' ? { jump: config.proxyJump } : {}),
     };
   };
@@ -60,8 +73,9 @@ function resolveHops(ssh: SshOptions, configFile: string): Hop[] {
  * One SSH tunnel of a server connection: a listener on 127.0.0.1 whose every connection is forwarded,
  * over one SSH connection (through the ProxyJump hosts, if any), to the database server. The SSH
  * connection is opened on first use, opened again after it drops, and closed after `SSH.idleCloseMs`
- * with nothing through it. Host keys are checked against `known_hosts`; an unknown or changed one is
- * refused with its fingerprint, and accepted only by `trust`.
+ * with nothing through it. Host keys are checked against Sluice's `known_hosts` and the user's own
+ * (read only); an unknown or changed one is refused with its fingerprint, and accepted only by `trust`,
+ * a revoked one never.
  */
 export class SshTunnel {
   readonly #settings: TunnelSettings;
@@ -80,13 +94,9 @@ export class SshTunnel {
 
   /** `user@host:port` of the tunnel's own SSH server, for messages. */
   get name(): string {
-    const hops = resolveHops(this.#settings.ssh, this.#configFile);
+    const hops = resolveHops(this.#settings.ssh, this.#settings.home);
     const last = hops[hops.length - 1]!;
     return `${last.user}@${hostField(last.host, last.port)}`;
-  }
-
-  get #configFile(): string {
-    return this.#settings.sshConfigFile ?? SSH_CONFIG_FILE;
   }
 
   /** The local port the drivers connect to. */
@@ -106,16 +116,16 @@ export class SshTunnel {
   }
 
   /**
-   * Connects once, recording every hop's host key that `known_hosts` does not know; a changed key is
-   * refused unless `replace`. Each hop's key is reported as it is seen, and stays recorded when a later
-   * step (authentication, the next hop) fails.
+   * Connects once, recording in Sluice's `known_hosts` every hop's host key that no known-hosts file
+   * knows; a changed key is refused unless `replace`, a revoked one always. Each hop's key is reported
+   * as it is seen, and stays recorded when a later step (authentication, the next hop) fails.
    */
   async trust(replace: boolean, report: (key: TrustedKey) => void): Promise<void> {
-    const clients = await this.#open((hop, key) => {
-      const { knownHostsFile } = this.#settings;
-      const check = checkHostKey(knownHostsFile, hop.host, hop.port, key);
+    const clients = await this.#open((hop, key, known) => {
+      const check = checkHostKey(known, key);
+      if (check.status === 'revoked') throw this.#keyRevoked(hop, key, check.by);
       if (check.status === 'changed' && !replace) throw this.#keyRefused(hop, key, check.known);
-      if (check.status !== 'known') addHostKey(knownHostsFile, hop.host, hop.port, key, check.status === 'changed');
+      if (check.status !== 'known') addHostKey(this.#settings.knownHostsFile, hop.host, hop.port, key, check.status === 'changed');
       const status = check.status === 'known' ? 'known' : check.status === 'changed' ? 'replaced' : 'added';
       report({ host: hostField(hop.host, hop.port), fingerprint: `${keyType(key)} ${fingerprint(key)}`, status });
     });
@@ -130,7 +140,7 @@ export class SshTunnel {
 
   #connect(): Promise<Client[]> {
     if (this.#session) return this.#session;
-    const session = this.#open((hop, key) => this.#verify(hop, key));
+    const session = this.#open((hop, key, known) => this.#verify(hop, key, known));
     this.#session = session;
     session.then(
       (clients) => {
@@ -152,8 +162,8 @@ export class SshTunnel {
   }
 
   /** Connects hop by hop, each through a channel of the one before; `verify` throws to refuse a host key. */
-  async #open(verify: (hop: Hop, key: Buffer) => void): Promise<Client[]> {
-    const hops = resolveHops(this.#settings.ssh, this.#configFile);
+  async #open(verify: Verify): Promise<Client[]> {
+    const hops = resolveHops(this.#settings.ssh, this.#settings.home);
     // Loaded on first use, like the database drivers.
     const { default: ssh2 } = await import('ssh2');
     const clients: Client[] = [];
@@ -173,8 +183,10 @@ export class SshTunnel {
     }
   }
 
-  #handshake(client: Client, hop: Hop, sock: Duplex | undefined, verify: (hop: Hop, key: Buffer) => void, parseKey: ParseKey): Promise<void> {
+  #handshake(client: Client, hop: Hop, sock: Duplex | undefined, verify: Verify, parseKey: ParseKey): Promise<void> {
     const { auth, tried } = this.#auth(hop, parseKey);
+    const known = knownKeys([this.#settings.knownHostsFile, ...hop.userKnownHostsFiles], hop.host, hop.port);
+    const preferred = preferredAlgorithms(known);
     return new Promise((resolve, reject) => {
       let refused: Error | undefined;
       client.once('ready', () => {
@@ -191,9 +203,11 @@ export class SshTunnel {
         readyTimeout: SSH.connectTimeoutMs,
         keepaliveInterval: SSH.keepaliveMs,
         keepaliveCountMax: 3,
+        // ssh2 applies these in order: the known types move to the front of its default list.
+        ...(preferred.length > 0 ? { algorithms: { serverHostKey: { remove: preferred, prepend: preferred, append: [] } } } : {}),
         hostVerifier: (key: Buffer) => {
           try {
-            verify(hop, key);
+            verify(hop, key, known);
             return true;
           } catch (error) {
             refused = error as Error;
@@ -211,7 +225,7 @@ export class SshTunnel {
     const useAgent = this.#settings.ssh.agent === true;
     const agent = process.env.SSH_AUTH_SOCK;
     if (useAgent && !agent) throw new DriverFailure('not_connected', 'the SSH tunnel is to use the SSH agent, but no agent is running (SSH_AUTH_SOCK is not set)');
-    const keyFile = hop.keyFile ?? (useAgent ? undefined : DEFAULT_KEYS.find((file) => existsSync(file)));
+    const keyFile = hop.keyFile ?? (useAgent ? undefined : defaultKeys(this.#settings.home).find((file) => existsSync(file)));
     let privateKey: Buffer | undefined;
     if (keyFile) {
       try {
@@ -240,8 +254,9 @@ export class SshTunnel {
     return { auth: { ...(privateKey ? { privateKey, ...decrypt } : {}), ...(useAgent ? { agent } : {}) }, tried };
   }
 
-  #verify(hop: Hop, key: Buffer): void {
-    const check = checkHostKey(this.#settings.knownHostsFile, hop.host, hop.port, key);
+  #verify(hop: Hop, key: Buffer, known: KnownKey[]): void {
+    const check = checkHostKey(known, key);
+    if (check.status === 'revoked') throw this.#keyRevoked(hop, key, check.by);
     if (check.status === 'unknown') {
       throw new DriverFailure(
         'not_connected',
@@ -252,12 +267,19 @@ export class SshTunnel {
     if (check.status === 'changed') throw this.#keyRefused(hop, key, check.known);
   }
 
-  #keyRefused(hop: Hop, key: Buffer, known: string[]): DriverFailure {
+  #keyRefused(hop: Hop, key: Buffer, known: KnownKey[]): DriverFailure {
     return new DriverFailure(
       'not_connected',
-      `the SSH host key of ${hostField(hop.host, hop.port)} has CHANGED to ${keyType(key)} ${fingerprint(key)} (known: ${known.join(', ')}); ` +
+      `the SSH host key of ${hostField(hop.host, hop.port)} has CHANGED to ${keyType(key)} ${fingerprint(key)} (known: ${known.map(described).join(', ')}); ` +
         `refusing to connect, as the connection may be intercepted. If the server's key was replaced on purpose, accept the new one with: ` +
         `sluice connections trust-host ${this.#settings.connectionId} --replace`,
+    );
+  }
+
+  #keyRevoked(hop: Hop, key: Buffer, by: KnownKey): DriverFailure {
+    return new DriverFailure(
+      'not_connected',
+      `the SSH host key of ${hostField(hop.host, hop.port)}, ${keyType(key)} ${fingerprint(key)}, is REVOKED (@revoked in ${by.file}:${by.line}); refusing to connect`,
     );
   }
 
@@ -327,6 +349,9 @@ export async function keyPassphraseProblem(keyFile: string, passphrase: string):
   }
   return `the SSH key ${keyFile} cannot be decrypted with the given passphrase`;
 }
+
+/** A known key as the messages name it: its type, fingerprint and the line that holds it. */
+const described = (known: KnownKey) => `${keyType(known.key)} ${fingerprint(known.key)} in ${known.file}:${known.line}`;
 
 function forwardOut(client: Client, host: string, port: number): Promise<Duplex> {
   return new Promise((resolve, reject) =>

@@ -1,8 +1,10 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { userInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { sshHostConfig } from '../../../src/db/reach/sshConfig.js';
 import { parseSshHop } from '../../../src/db/reach/sshOptions.js';
+
+/** The home directory `~` stands for: never the real one. */
+const HOME = '/home/zoe';
 
 const CONFIG = `
 # company hosts
@@ -31,21 +33,21 @@ Host *
 
 describe('sshHostConfig', () => {
   it('applies the first value of each keyword from every matching Host block', () => {
-    expect(sshHostConfig(CONFIG, 'prod-db1')).toEqual({
+    expect(sshHostConfig(CONFIG, 'prod-db1', HOME)).toEqual({
       hostName: 'prod-db1.internal.example.com',
       user: 'deploy',
-      identityFile: join(homedir(), '.ssh/prod_ed25519'),
+      identityFile: '/home/zoe/.ssh/prod_ed25519',
       proxyJump: 'db-bastion',
       port: 2200,
     });
   });
 
   it('honours negated patterns and falls through to Host *', () => {
-    expect(sshHostConfig(CONFIG, 'prod-legacy')).toEqual({ user: 'fallback', identityFile: '/keys/default key' });
+    expect(sshHostConfig(CONFIG, 'prod-legacy', HOME)).toEqual({ user: 'fallback', identityFile: '/keys/default key' });
   });
 
   it('reads a jump host alias', () => {
-    expect(sshHostConfig(CONFIG, 'db-bastion')).toEqual({
+    expect(sshHostConfig(CONFIG, 'db-bastion', HOME)).toEqual({
       hostName: 'bastion.example.com',
       user: 'jump',
       port: 2222,
@@ -54,12 +56,28 @@ describe('sshHostConfig', () => {
   });
 
   it('matches patterns case-insensitively and whole names only', () => {
-    expect(sshHostConfig('Host Web?\n  HostName web.example.com\n', 'web1')).toEqual({ hostName: 'web.example.com' });
-    expect(sshHostConfig('Host web?\n  HostName web.example.com\n', 'web12')).toEqual({});
+    expect(sshHostConfig('Host Web?\n  HostName web.example.com\n', 'web1', HOME)).toEqual({ hostName: 'web.example.com' });
+    expect(sshHostConfig('Host web?\n  HostName web.example.com\n', 'web12', HOME)).toEqual({});
+  });
+
+  it('reads UserKnownHostsFile as OpenSSH does: several files, quotes, ~, %d, %u and %%, or none', () => {
+    const config = [
+      'Host bastion',
+      '  UserKnownHostsFile ~/.ssh/known_hosts "/etc/ssh/team hosts" %d/.ssh/extra_%u 100%%/hosts',
+      'Host none-here',
+      '  UserKnownHostsFile none',
+      'Host *',
+      '  UserKnownHostsFile /never/read',
+    ].join('\n');
+    expect(sshHostConfig(config, 'bastion', HOME)).toEqual({
+      userKnownHostsFiles: ['/home/zoe/.ssh/known_hosts', '/etc/ssh/team hosts', `/home/zoe/.ssh/extra_${userInfo().username}`, '100%/hosts'],
+    });
+    expect(sshHostConfig(config, 'none-here', HOME)).toEqual({ userKnownHostsFiles: [] });
+    expect(sshHostConfig(config, 'elsewhere', HOME)).toEqual({ userKnownHostsFiles: ['/never/read'] });
   });
 
   it('ignores Match blocks, other keywords and invalid ports', () => {
-    expect(sshHostConfig('Match all\n  User m\nHost x\n  ForwardAgent yes\n  Port 99999\n', 'x')).toEqual({});
+    expect(sshHostConfig('Match all\n  User m\nHost x\n  ForwardAgent yes\n  Port 99999\n', 'x', HOME)).toEqual({});
   });
 });
 

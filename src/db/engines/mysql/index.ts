@@ -12,8 +12,8 @@ import { mysqlDatabaseStatistics, mysqlTableStatistics } from './mysqlStatistics
 /** MySQL and MariaDB, through `mysql2`. Index advice needs a query: the server keeps no scan counts per table. */
 export const mysql: EngineModule = {
   engine: 'mysql',
-  open(connection, { clock, knownHostsFile }) {
-    const { address, tunnel } = serverTarget(connection, clock, knownHostsFile);
+  open(connection, { clock, ssh }) {
+    const { address, tunnel } = serverTarget(connection, clock, ssh);
     return new MysqlDatabase(address, clock, tunnel);
   },
   probe: {

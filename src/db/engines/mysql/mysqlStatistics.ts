@@ -16,6 +16,7 @@ export async function mysqlTableStatistics(
   const tables = rows.map(([name, estimate, total, data, indexes, autoIncrement, updated]) => ({
     table: String(name),
     estimated_rows: numberOrNull(estimate),
+    row_count_source: numberOrNull(estimate) === null ? null : ('information_schema' as const),
     total_bytes: numberOrNull(total),
     table_bytes: numberOrNull(data),
     index_bytes: numberOrNull(indexes),

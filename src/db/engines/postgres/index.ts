@@ -12,8 +12,8 @@ import { postgresDatabaseStatistics, postgresTableStatistics } from './postgresS
 /** PostgreSQL, through `pg`: every capability Sluice has. */
 export const postgres: EngineModule = {
   engine: 'postgres',
-  open(connection, { clock, knownHostsFile }) {
-    const { address, tunnel } = serverTarget(connection, clock, knownHostsFile);
+  open(connection, { clock, ssh }) {
+    const { address, tunnel } = serverTarget(connection, clock, ssh);
     return new PostgresDatabase(address, tunnel);
   },
   probe: {

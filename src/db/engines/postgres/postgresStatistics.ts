@@ -25,6 +25,7 @@ export async function postgresTableStatistics(
   const tables = rows.map(([name, estimate, total, heap, indexes, analyze, autoanalyze, vacuum, autovacuum, dead, seq, idx]) => ({
     table: String(name),
     estimated_rows: numberOrNull(estimate),
+    row_count_source: numberOrNull(estimate) === null ? null : ('pg_class' as const),
     total_bytes: numberOrNull(total),
     table_bytes: numberOrNull(heap),
     index_bytes: numberOrNull(indexes),

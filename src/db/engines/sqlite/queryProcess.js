@@ -2,6 +2,7 @@
 // connections it keeps to the files it served last. Plain JavaScript so the same file serves `src/`
 // (tests) and `dist/`. A process, not a worker thread: a statement busy inside SQLite cannot be
 // interrupted from another thread, but a process can always be killed (see docs/design.md).
+import { performance } from 'node:perf_hooks';
 import { URL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -9,7 +10,7 @@ import { DATABASES } from '../../../core/contract.js';
 import { blobHex, RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
 import { rowText } from '../../results/valueText.js';
-import { DOES_NOT_PREPARE, isCloseFile, isPageWritten, NOT_READ_ONLY, processArgs } from './queryProcessMessages.js';
+import { COUNTING, DOES_NOT_PREPARE, isCloseFile, isPageWritten, NOT_READ_ONLY, processArgs } from './queryProcessMessages.js';
 
 /** @typedef {import('./queryProcessMessages.js').StatementRequest} Request */
 /** @typedef {import('./queryProcessMessages.js').Outcome} Outcome */
@@ -22,6 +23,24 @@ const SQLITE_HEAP_BYTES = DATABASES.sqliteHeapMb * 1024 * 1024;
  * @type {Map<string, import('better-sqlite3').Database>}
  */
 const connections = new Map();
+
+/** Rows a count steps through between two looks at the clock. */
+const ROWS_PER_CLOCK_LOOK = 4096;
+/** The running count's deadline (`performance.now()`, ms); 0 while none runs. */
+let countDeadline = 0;
+let countedRows = 0;
+
+/** What `sluice_counting` throws to stop a count past its deadline. */
+class CountStopped extends Error {}
+
+/** `sluice_counting()`, called on each row a count steps through: 1, or a stop once the deadline has passed. */
+function counting() {
+  countedRows += 1;
+  if (countDeadline !== 0 && countedRows % ROWS_PER_CLOCK_LOOK === 0 && performance.now() > countDeadline) {
+    throw new CountStopped('the count ran past its budget');
+  }
+  return 1;
+}
 
 /**
  * The owner (a token's id, see db/connections/sessionOwner.ts) whose write last ran on each open connection, by path. A
@@ -52,6 +71,7 @@ function connection(path, owner) {
     db.pragma('query_only = ON');
     // SQLite's own allocations fail a statement with SQLITE_NOMEM past this, before the process runs out.
     db.pragma(`hard_heap_limit = ${SQLITE_HEAP_BYTES}`);
+    db.function(COUNTING, { deterministic: false, directOnly: true }, counting);
   } catch (error) {
     db.close();
     throw error;
@@ -267,6 +287,44 @@ function check(db, request) {
   return { ok: true, columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: 0 };
 }
 
+/**
+ * Exact row counts, one per statement of `counts`, in order, for at most `budgetMs` in all: the count
+ * running when the budget passes is stopped mid-table, and it and every one after it is null.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ * @returns {Outcome}
+ */
+function count(db, { counts = [], budgetMs = 0 }) {
+  /** @type {unknown[][]} */
+  const rows = [];
+  countDeadline = performance.now() + budgetMs;
+  countedRows = 0;
+  try {
+    for (const sql of counts) {
+      const stmt = db.prepare(sql).pluck();
+      if (!stmt.readonly) return { ok: false, error: { code: NOT_READ_ONLY, message: 'the statement is not a read' } };
+      if (performance.now() > countDeadline) rows.push([null]);
+      else rows.push([countOf(stmt)]);
+    }
+  } finally {
+    countDeadline = 0;
+  }
+  return { ok: true, columns: [{ name: 'count', type: 'INTEGER' }], rows, truncated: false, cellsCut: 0, rowsAffected: 0 };
+}
+
+/**
+ * One count, or null when the budget stopped it.
+ * @param {import('better-sqlite3').Statement} stmt
+ */
+function countOf(stmt) {
+  try {
+    return Number(stmt.get());
+  } catch (error) {
+    if (error instanceof CountStopped) return null;
+    throw error;
+  }
+}
+
 process.on(
   'message',
   async (/** @type {import('./queryProcessMessages.js').PoolMessage} */ message) => {
@@ -291,7 +349,9 @@ process.on(
             ? write(db, request)
             : request.mode === 'check'
               ? check(db, request)
-              : read(db, request);
+              : request.mode === 'count'
+                ? count(db, request)
+                : read(db, request);
     } catch (error) {
       const err = /** @type {{ message?: string, code?: string }} */ (error);
       reply = {

@@ -22,13 +22,20 @@ export const processArgs = (argv) => ({ busyTimeoutMs: Number(argv[2]), filesPer
  * One statement for the file at `path`, run for `owner` (a token's id, see sessionOwner.ts). `check`
  * prepares it and runs nothing. `rowsAs: 'json'` has the rows serialised in the process (see `RowsChunk`).
  * `pages` is a read handed on a page of at most `pageRows` rows or about `pageBytes` at a time (see
- * `Page` and `PageWritten`).
+ * `Page` and `PageWritten`). `count` runs the statements `counts` instead of `sql`, each a
+ * `SELECT count(*) FROM <table> WHERE sluice_counting()`, for at most `budgetMs` in all (see `COUNTING`).
  * @typedef {{
- *   id: number, path: string, owner: string, mode: 'read' | 'pages' | 'write' | 'check', timeoutMs: number,
+ *   id: number, path: string, owner: string, mode: 'read' | 'pages' | 'write' | 'check' | 'count', timeoutMs: number,
  *   sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number,
- *   rowsAs?: 'values' | 'json', pageRows?: number, pageBytes?: number
+ *   rowsAs?: 'values' | 'json', pageRows?: number, pageBytes?: number, counts?: string[], budgetMs?: number
  * }} StatementRequest
  */
+
+/**
+ * The function a `count` statement calls on each row, which stops the count once its budget has passed
+ * (better-sqlite3 has no progress handler or interrupt); outside a count it only answers 1.
+ */
+export const COUNTING = 'sluice_counting';
 
 /**
  * Close the file at `close` in this process: its last connection in the server closed.

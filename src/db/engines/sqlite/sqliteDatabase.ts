@@ -20,6 +20,7 @@ import { DriverFailure } from '../../driverFailure.js';
 import { CATALOG_BUDGET } from '../../results/resultBudget.js';
 import { journalModeQuery } from './journalModeQuery.js';
 import { type SqliteFile, SqliteProcessPool } from './processPool.js';
+import { COUNTING } from './queryProcessMessages.js';
 import { sqlitePoolSettings } from './poolSettings.js';
 import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
 import { type AppClock, systemClock } from '../../../core/clock.js';
@@ -179,6 +180,14 @@ export class SqliteDatabase implements Database {
       signal,
     );
     return { count: Number(rows[0]?.[0] ?? 0), exact: true };
+  }
+
+  /** Counted in one query process, which stops the count running when `budgetMs` has passed (`COUNTING`). */
+  async countRowsWithin(schema: string, tables: string[], budgetMs: number, signal: AbortSignal): Promise<Array<number | null>> {
+    const counts = tables.map((table) => `SELECT count(*) FROM ${quoteIdent(schema)}.${quoteIdent(table)} WHERE ${COUNTING}()`);
+    const request = { mode: 'count' as const, sql: '', params: [], counts, budgetMs, ...CATALOG_BUDGET };
+    const result = await this.#file.run(request, signal, DATABASES.introspectionTimeoutMs);
+    return valuesOf(result.rows).map(([count]) => (count === null ? null : Number(count)));
   }
 
   /** EXPLAIN QUERY PLAN; SQLite has no EXPLAIN ANALYZE, so `analyze` is unsupported. */
