@@ -10,7 +10,7 @@ type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object'
 export type OutputSchema = {
   type?: JsonType | readonly JsonType[];
   description?: string;
-  enum?: readonly string[];
+  enum?: readonly (string | null)[];
   properties?: Record<string, OutputSchema>;
   required?: readonly string[];
   items?: OutputSchema;
@@ -30,6 +30,9 @@ export const anyValue = {} as const;
 export const orNull = (type: 'string' | 'integer' | 'number'): OutputSchema => ({ type: [type, 'null'] });
 
 export const oneOf = (values: readonly string[]): OutputSchema => ({ type: 'string', enum: values });
+
+/** One of `values`, or null where the engine does not know. */
+export const oneOfOrNull = (values: readonly string[]): OutputSchema => ({ type: ['string', 'null'], enum: [...values, null] });
 
 export const listOf = (items: OutputSchema): OutputSchema => ({ type: 'array', items });
 

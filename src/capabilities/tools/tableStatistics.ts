@@ -1,10 +1,10 @@
-import { TABLE_STATISTICS_LIMIT, tableStatistics as statisticsOf } from '../../db/catalog/statistics.js';
+import { ROW_COUNT_SOURCES, TABLE_STATISTICS_LIMIT, tableStatistics as statisticsOf } from '../../db/catalog/statistics.js';
 import { ToolError } from '../../core/errors.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { defineTool } from '../types.js';
-import { boolean, listOf, orNull, record, text } from '../outputSchema.js';
+import { boolean, listOf, oneOfOrNull, orNull, record, text } from '../outputSchema.js';
 
 export const tableStatistics = defineTool({
   name: 'table_statistics',
@@ -17,6 +17,7 @@ export const tableStatistics = defineTool({
       record({
         table: text,
         estimated_rows: orNull('integer'),
+        row_count_source: oneOfOrNull(ROW_COUNT_SOURCES),
         total_bytes: orNull('integer'),
         table_bytes: orNull('integer'),
         index_bytes: orNull('integer'),

@@ -11,7 +11,9 @@ export const TABLE_STATISTICS_LIMIT = 500;
  * `DATABASES.sqliteExactCountBudgetMs`); the others are the engine's estimates: SQLite's sqlite_stat1 (as
  * of the last ANALYZE), PostgreSQL's pg_class.reltuples, MySQL's information_schema.TABLES.TABLE_ROWS.
  */
-export type RowCountSource = 'count' | 'sqlite_stat1' | 'pg_class' | 'information_schema';
+/** Where a table's row figure comes from: an exact count, or the engine's estimate. */
+export const ROW_COUNT_SOURCES = ['count', 'sqlite_stat1', 'pg_class', 'information_schema'] as const;
+export type RowCountSource = (typeof ROW_COUNT_SOURCES)[number];
 
 /**
  * One table's statistics. A field the engine does not keep is null: the analyze and vacuum times, dead
