@@ -11,6 +11,7 @@ import {
 import { resolveSupportDir } from '../platform/supportDir.js';
 import { textTable } from './textTable.js';
 import { UsageError } from './usageError.js';
+import { terminalJson } from './terminalJson.js';
 
 const COLUMNS: [string, (row: ActivityRow) => string | null][] = [
   ['TIME', (r) => r.time],
@@ -71,7 +72,7 @@ export async function activity(argv: string[]): Promise<void> {
       return;
     }
     const rows = log.list({ limit, category });
-    if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    if (values.json) process.stdout.write(terminalJson(rows));
     else if (rows.length) process.stdout.write(`${table(rows)}\n`);
     else process.stdout.write(category ? 'no matching activity\n' : 'no activity yet\n');
   } finally {

@@ -8,6 +8,7 @@ import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { grantFromOptions } from './grantOptions.js';
 import { UsageError } from './usageError.js';
+import { terminalJson } from './terminalJson.js';
 
 const expiryText = (days: number | null) => (days === null ? 'never' : `${days} d`);
 
@@ -77,7 +78,7 @@ export async function approvals(argv: string[]): Promise<void> {
   });
   if (positionals.length > 0) throw new UsageError('usage: sluice approvals [--json] [--all]');
   const sheets = (await callControl(supportDirOf(argv), 'approvals.list', { all: values.all === true })) as (ApprovalSheet | ConsentDialog)[];
-  if (values.json) process.stdout.write(`${JSON.stringify(sheets, null, 2)}\n`);
+  if (values.json) process.stdout.write(terminalJson(sheets));
   else process.stdout.write(sheets.length ? `${sheets.map(describe).join('\n\n')}\n` : 'nothing is waiting for approval\n');
 }
 

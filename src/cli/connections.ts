@@ -14,6 +14,7 @@ import { textTable } from './textTable.js';
 import { trustHost } from './trustHost.js';
 import { checkedNameOption } from './nameOption.js';
 import { UsageError } from './usageError.js';
+import { terminalJson } from './terminalJson.js';
 
 const USAGE = 'usage: sluice connections list|add|update|remove|test (sluice connections --help shows each)';
 const edits = { update: updateConnection, remove: removeConnection, test: testConnection };
@@ -33,7 +34,7 @@ export async function connections(argv: string[]): Promise<void> {
     const list = running
       ? ((await callControl(dataDir, 'connections.list')) as SavedConnection[])
       : loadOrCreateConfig(dataDir, offlineSecretHome(dataDir)).connections.map(withoutPassword);
-    process.stdout.write(values.json ? `${JSON.stringify(list, null, 2)}\n` : `${table(list)}\n`);
+    process.stdout.write(values.json ? terminalJson(list) : `${table(list)}\n`);
     return;
   }
   if (action === 'update' || action === 'remove' || action === 'test') return edits[action](rest, { dataDir, running });

@@ -4,6 +4,7 @@ import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { textTable } from './textTable.js';
 import { UsageError } from './usageError.js';
+import { terminalJson } from './terminalJson.js';
 
 const USAGE = 'usage: sluice lockouts list [--json] | lockouts clear ID|--all';
 
@@ -32,7 +33,7 @@ async function list(argv: string[]): Promise<void> {
   });
   if (positionals.length > 0) throw new UsageError(USAGE);
   const lockouts = (await callControl(supportDirOf(argv), 'lockouts.list')) as Lockout[];
-  if (values.json) process.stdout.write(`${JSON.stringify(lockouts, null, 2)}\n`);
+  if (values.json) process.stdout.write(terminalJson(lockouts));
   else process.stdout.write(lockouts.length ? `${table(lockouts)}\n` : 'nothing is locked out\n');
 }
 

@@ -15,6 +15,7 @@ import { offlineSecretHome } from './offlineSecrets.js';
 import { textTable } from './textTable.js';
 import { checkedNameOption } from './nameOption.js';
 import { UsageError } from './usageError.js';
+import { terminalJson } from './terminalJson.js';
 
 /** Calls the running application, which owns the token file while it runs. */
 export type Remote = (method: string, params: Record<string, unknown>) => Promise<unknown>;
@@ -92,7 +93,7 @@ async function list(argv: string[], remote: Remote | undefined): Promise<void> {
   if (!Array.isArray(records)) throw new Error('the running application returned no token list');
   // Filtered here too, so that no salt or hash is printed whatever the application sends.
   const shown = (records as TokenRecord[]).map(withoutSecrets);
-  process.stdout.write(`${values.json ? JSON.stringify(shown, null, 2) : table(shown)}\n`);
+  process.stdout.write(values.json ? terminalJson(shown) : `${table(shown)}\n`);
 }
 
 async function revoke(argv: string[], remote: Remote | undefined): Promise<void> {

@@ -1,3 +1,4 @@
+import { jsonWithVisibleEscapes } from '../core/shared/visibleText.js';
 import type { RequestTrace } from './mcp/mcpPost.js';
 
 /**
@@ -5,7 +6,7 @@ import type { RequestTrace } from './mcp/mcpPost.js';
  * and the caller's W3C trace context unchanged. Never a token, a statement, an argument or a result.
  */
 export function requestLogLine(trace: RequestTrace, now: Date = new Date()): string {
-  return `${JSON.stringify({
+  const line = JSON.stringify({
     time: now.toISOString(),
     id: trace.id,
     method: trace.method ?? null,
@@ -15,5 +16,7 @@ export function requestLogLine(trace: RequestTrace, now: Date = new Date()): str
     ...(trace.errorCode !== undefined ? { code: trace.errorCode } : {}),
     ms: Math.round(trace.durationMs * 10) / 10,
     ...trace.trace,
-  })}\n`;
+  });
+  // The client's name and trace context are its own text: nothing in them may move the terminal's.
+  return `${jsonWithVisibleEscapes(line)}\n`;
 }

@@ -88,3 +88,18 @@ export function visibleLinesText(text) {
     .map((pieces) => pieces.map((piece) => piece.text).join(''))
     .join('\n');
 }
+
+/**
+ * JSON text whose invisible characters are written as `\uXXXX` escapes: the same value to a parser, but
+ * nothing on a terminal is hidden, reordered or drawn over (`--json` output, `--log-requests` lines).
+ * JSON.stringify already escapes C0 inside strings, so a line feed left here is the layout's own.
+ * @param {string} json
+ * @returns {string}
+ */
+export function jsonWithVisibleEscapes(json) {
+  return json.replace(INVISIBLE, (character) =>
+    character === '\n'
+      ? character
+      : Array.from({ length: character.length }, (_, i) => `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeOf, visibleLines, visibleLinesText, visiblePieces, visibleText } from '../../../src/core/shared/visibleText.js';
+import { escapeOf, jsonWithVisibleEscapes, visibleLines, visibleLinesText, visiblePieces, visibleText } from '../../../src/core/shared/visibleText.js';
+import { requestLogLine } from '../../../src/http/requestLog.js';
 
 const shown = (lines: { text: string }[][]) => lines.map((pieces) => pieces.map((p) => p.text).join(''));
 
@@ -59,5 +60,21 @@ describe('visibleText: the one rule for a string a client or a database supplied
   it('a message of several lines keeps its line feeds and escapes the rest, a lone CR included', () => {
     expect(visibleLinesText('first\u202E line\r\nsecond\u001b[1m\rthird\n')).toBe('first⟨U+202E⟩ line\nsecond⟨U+001B⟩[1m⟨U+000D⟩\nthird\n');
     expect(visibleLinesText('plain')).toBe('plain');
+  });
+
+  it('JSON for a terminal (--json, --log-requests): the same value to a parser, nothing invisible left raw', () => {
+    const value = { name: 'a\u202Eevil\u200Bx\u{E0041}\u0085', note: 'line\nfeed', nested: [{ k: '\u2066\u00AD' }] };
+    const json = jsonWithVisibleEscapes(JSON.stringify(value, null, 2));
+    expect(JSON.parse(json)).toEqual(value);
+    expect(json).toContain('a\\u202eevil\\u200bx\\udb40\\udc41\\u0085');
+    // Only the layout's own line feeds remain of every character the rule escapes.
+    expect(visibleText(json.replaceAll('\n', ''))).toBe(json.replaceAll('\n', ''));
+    expect(json.split('\n')).toHaveLength(JSON.stringify(value, null, 2).split('\n').length);
+  });
+
+  it('a request log line shows a client name with a bidi override as an escape', () => {
+    const line = requestLogLine({ id: 1, method: 'tools/call', clientName: 'Good\u202Eevil', principalId: undefined, status: 200, errorCode: undefined, durationMs: 1, trace: {} }, new Date(0));
+    expect(line).toContain('"client":"Good\\u202eevil"');
+    expect(JSON.parse(line).client).toBe('Good\u202Eevil');
   });
 });
