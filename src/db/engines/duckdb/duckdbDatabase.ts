@@ -1,7 +1,7 @@
 import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { ServerDatabase } from '../../serverDatabase.js';
-import type { DuckdbTarget } from './duckdbSessions.js';
+import type { DuckdbTarget } from './duckdbInstances.js';
 import type { AppClock } from '../../../core/clock.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
 

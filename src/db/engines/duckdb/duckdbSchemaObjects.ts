@@ -1,5 +1,5 @@
 import type { IndexInfo, RoutineInfo, SchemaObjectQueries } from '../../catalog/schemaObjects.js';
-import { indexDefinitionParts, viewQuery } from '../../../sql/createStatementParts.js';
+import { indexDefinitionParts, keyPartColumn, viewQuery } from '../../../sql/createStatementParts.js';
 import { catalogResult } from '../../catalog/catalogRead.js';
 import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../../catalog/schemaObjectReads.js';
 
@@ -46,7 +46,7 @@ export const duckdbSchemaObjects: SchemaObjectQueries = {
         schema,
         table: String(t),
         name: String(name),
-        columns: parts,
+        columns: parts.map((part) => keyPartColumn(part, 'duckdb')),
         unique: Boolean(unique),
         primary: Boolean(primary),
         method: 'art',
