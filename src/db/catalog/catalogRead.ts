@@ -1,4 +1,4 @@
-import { type Database, valuesOf } from '../database.js';
+import { type Database, type ResultSet, type Rows, valuesOf } from '../database.js';
 import { DATABASES, RESULTS } from '../../core/contract.js';
 
 /** A catalog row by its columns' names: the aliases the statement gives them, in lower case on every engine. */
@@ -33,8 +33,13 @@ export async function catalogRows(
   maxRows: number = RESULTS.catalogRows,
 ): Promise<{ rows: CatalogRow[]; truncated: boolean }> {
   const result = await readCatalog(db, sql, params, signal, maxRows);
+  return { rows: namedRows(result), truncated: result.truncated };
+}
+
+/** A result's rows, each keyed by its columns' names. */
+export function namedRows(result: Pick<ResultSet<Rows>, 'columns' | 'rows'>): CatalogRow[] {
   const names = result.columns.map((column) => column.name);
-  return { rows: valuesOf(result.rows).map((values) => Object.fromEntries(names.map((name, i) => [name, values[i]]))), truncated: result.truncated };
+  return valuesOf(result.rows).map((values) => Object.fromEntries(names.map((name, i) => [name, values[i]])));
 }
 
 /** The rows of `catalogResult`. */
