@@ -16,14 +16,9 @@ const ENGINES_DIR = 'src/db/engines';
 
 /** Files (or folders, ending in `/`) where an engine's name may be compared, and why. */
 export const NAMES_ALLOWED = {
-  'src/core/shared/': 'the engine names themselves, and text shared with the browser pages, which cannot load the registry',
   'src/sql/': 'the SQL layer lexes and classifies each dialect; it sits below db and cannot ask the registry',
-  'src/cli/': 'command-line flags name the engine (--sqlite, --duckdb)',
-  'src/db/connections/savedConnections.ts': 'the saved-connection file names the engine of each connection',
-  'src/db/connections/connectionEdits.ts': 'an edit keeps a DuckDB connection one unless given a URL (the saved format: a path alone is SQLite)',
-  'src/db/connections/connectionUrl.ts': 'URL schemes name the engine (postgres:, mysql:, mariadb:) and its default port',
-  'src/db/reach/tlsSettings.ts': "a TLS URL parameter mysql2 cannot honour (verify-full on an address) is refused while the URL is read",
-  'src/db/analysis/scanAdvice.ts': 'CREATE INDEX puts the schema on the index on SQLite (to move into the dialect)',
+  'src/db/connections/savedConnections.ts':
+    'the saved-connection file names the engine of each connection, and is read below the registry (its engines read it)',
 };
 
 /**

@@ -33,6 +33,8 @@ export type ConsentInput = {
   statement: string;
   /** The values bound to its placeholders, in order; never sent to the inspector. */
   params: unknown[];
+  /** How the statement marks them: `$1` (numbered) or `?` in order (positional, shown as `?1`). */
+  placeholders: 'numbered' | 'positional';
   /** For an UPDATE or DELETE, what it would change; null for any other statement. */
   effect: EffectPreview | null;
   /** `export_data`: the file the statement's rows would be written to. */

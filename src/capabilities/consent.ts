@@ -9,6 +9,7 @@ import { invalidParams, ToolError } from '../core/errors.js';
 import { destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
 import { visibleText } from '../core/shared/visibleText.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
+import { placeholderStyle } from '../sql/tokens.js';
 
 export const CONSENT_KEY = 'approve_statement';
 
@@ -70,6 +71,7 @@ async function dialogQuestion(question: ConsentQuestion, deps: ConsentDeps): Pro
     statementReason: question.statementReason ?? '',
     statement: question.statement,
     params: question.params ?? [],
+    placeholders: placeholderStyle(question.statement, connection.engine),
     effect: (await question.previewEffect?.()) ?? null,
     ...(question.destination ? { destination: question.destination } : {}),
     ...(question.rows ? { rows: question.rows } : {}),
@@ -92,7 +94,7 @@ function elicitationMessage(q: DialogQuestion): string {
     `Statement, ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}:`,
     ...lines,
     // An insert's bound values are its rows' cells, in order: shown as the table above, not again one by one.
-    ...(q.rows ? [] : q.params.map((value, i) => `${placeholderOf(q.engine, i)} (${valueType(value)}) = ${valueText(value)}`)),
+    ...(q.rows ? [] : q.params.map((value, i) => `${placeholderOf(q.placeholders, i)} (${valueType(value)}) = ${valueText(value)}`)),
     ...(q.effect ? [`Rows it would change: ${effectText(q.effect)}.`] : []),
     'Approve it only if you expect this change.',
   ].join('\n');

@@ -29,7 +29,7 @@ function describeDialog(dialog: ConsentDialog): string {
     `    statement:     ${lines.length} ${lines.length === 1 ? 'line' : 'lines'}`,
     ...lines.map((line) => `      ${line}`),
     // An insert's bound values are its rows' cells, shown as the table above.
-    ...(dialog.rows ? [] : dialog.params.map((value, i) => `    ${`${placeholderOf(dialog.engine, i)}:`.padEnd(15)}${valueType(value)} ${valueText(value)}`)),
+    ...(dialog.rows ? [] : dialog.params.map((value, i) => `    ${`${placeholderOf(dialog.placeholders, i)}:`.padEnd(15)}${valueType(value)} ${valueText(value)}`)),
     ...(dialog.effect ? [`    rows:          ${effectText(dialog.effect)}`] : []),
     `    waiting:       ${dialog.waitingSeconds} s`,
   ].join('\n');

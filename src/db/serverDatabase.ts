@@ -1,5 +1,6 @@
 import { type BrowseRequest, browseSql, type SqlDialect } from '../sql/browseSql.js';
 import { CATALOG_BUDGET } from './results/resultBudget.js';
+import { type CatalogRow, namedRows } from './catalog/catalogRead.js';
 import { DriverFailure } from './driverFailure.js';
 import {
   type Database,
@@ -80,13 +81,14 @@ export abstract class ServerDatabase implements Database {
   abstract tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined>;
   abstract countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount>;
 
-  /** A catalog query's rows. */
-  protected async rows(sql: string, params: unknown[], signal: AbortSignal): Promise<unknown[][]> {
-    return (await (await this.#use()).read(sql, { ...INTROSPECTION, params, signal })).rows;
+  /** A catalog query's rows, by their columns' names. */
+  protected async rows(sql: string, params: unknown[], signal: AbortSignal): Promise<CatalogRow[]> {
+    return namedRows(await (await this.#use()).read(sql, { ...INTROSPECTION, params, signal }));
   }
 
+  /** The fingerprint `schemaVersionSql` gives as its column `fingerprint`. */
   async schemaVersion(signal: AbortSignal): Promise<string> {
-    return String((await this.rows(this.schemaVersionSql, [], signal))[0]?.[0]);
+    return String((await this.rows(this.schemaVersionSql, [], signal))[0]?.fingerprint);
   }
 
   /** `EXPLAIN`; engines that can analyse a statement override it for `analyze`. */

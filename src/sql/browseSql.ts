@@ -29,6 +29,8 @@ export type SqlDialect = {
   quoteIdent(name: string): string;
   /** The placeholder for the n-th bound value (1-based): `?` or `$n`. */
   placeholder(n: number): string;
+  /** CREATE INDEX names the schema on the index (`CREATE INDEX s.i ON t`, SQLite) rather than on the table. */
+  schemaOnIndex?: true;
 };
 
 function condition(filter: Filter, dialect: SqlDialect, values: unknown[]): string {

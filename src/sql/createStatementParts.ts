@@ -1,5 +1,5 @@
 import type { Engine } from '../core/shared/engineNames.js';
-import { type SpannedToken, tokenSpans } from './tokens.js';
+import { nameAsWritten, type SpannedToken, tokenSpans } from './tokens.js';
 
 /** Parts of CREATE statements, for engines whose catalog keeps an index or a view only as its statement. */
 
@@ -36,6 +36,16 @@ export function indexDefinitionParts(sql: string, engine: Engine): { parts: stri
   }
   const where = tokens[i + 1];
   return { parts, predicate: isWord(where, 'WHERE') ? withoutSemicolon(sql.slice((where as SpannedToken).end)) : null };
+}
+
+const ORDERS = new Set(['ASC', 'DESC']);
+
+/** The column a key part names (`"name"`, `title DESC`), unquoted; an expression's part as written. */
+export function keyPartColumn(part: string, engine: Engine): string {
+  const tokens = tokenSpans(part, engine);
+  const column = nameAsWritten(part, tokens[0]);
+  const rest = tokens.slice(1);
+  return column !== undefined && (rest.length === 0 || (rest.length === 1 && ORDERS.has(rest[0]?.text ?? ''))) ? column : part;
 }
 
 /** A CREATE VIEW's query: the text after its first top-level AS. */

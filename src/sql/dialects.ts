@@ -6,7 +6,7 @@ const backQuoted = (name: string) => `\`${name.replaceAll('`', '``')}\``;
 
 /** How each engine quotes an identifier and numbers its placeholders, for SQL that Sluice writes. */
 export const SQL_DIALECTS: Record<Engine, SqlDialect> = {
-  sqlite: { quoteIdent: doubleQuoted, placeholder: () => '?' },
+  sqlite: { quoteIdent: doubleQuoted, placeholder: () => '?', schemaOnIndex: true },
   postgres: { quoteIdent: doubleQuoted, placeholder: (n) => `$${n}` },
   duckdb: { quoteIdent: doubleQuoted, placeholder: (n) => `$${n}` },
   mysql: { quoteIdent: backQuoted, placeholder: () => '?' },

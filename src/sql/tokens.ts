@@ -136,6 +136,15 @@ function readToken(sql: string, at: number, engine: Engine, tokens: SqlToken[]):
 /** A token and where it was written: `sql.slice(start, end)`. */
 export type SpannedToken = SqlToken & { start: number; end: number };
 
+/** A name token as written in `sql`, unquoted (doubled quotes made single); undefined for any other token. */
+export function nameAsWritten(sql: string, token: SpannedToken | undefined): string | undefined {
+  if (token?.kind === 'word') return sql.slice(token.start, token.end);
+  if (token?.kind !== 'quoted') return undefined;
+  const raw = sql.slice(token.start, token.end);
+  const close = raw.at(-1) ?? '';
+  return raw.slice(1, -1).replaceAll(close + close, close);
+}
+
 export function tokenize(sql: string, engine: Engine): SqlToken[] {
   return scan(sql, engine, false);
 }
@@ -195,6 +204,22 @@ export function pastParentheses(tokens: SqlToken[], open: number): number | unde
     else if (isPunct(tokens[i], ')') && --depth === 0) return i + 1;
   }
   return undefined;
+}
+
+/** How a statement marks its bound values: `$1`, `$2` (numbered) or `?` in order (positional). */
+export type PlaceholderStyle = 'numbered' | 'positional';
+
+/** The placeholders `sql` is written with: numbered when it has a `$` touching a number, else positional. */
+export function placeholderStyle(sql: string, engine: Engine): PlaceholderStyle {
+  let tokens: SpannedToken[];
+  try {
+    tokens = tokenSpans(sql, engine);
+  } catch (error) {
+    if (error instanceof UnreadableSql) return 'positional';
+    throw error;
+  }
+  const numbered = tokens.some((t, i) => t.kind === 'punct' && t.text === '$' && tokens[i + 1]?.start === t.end && /^[0-9]+$/.test(tokens[i + 1]?.text ?? ''));
+  return numbered ? 'numbered' : 'positional';
 }
 
 /** Splits a token stream into statements on top-level semicolons, dropping empty ones. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { expectToolSuccess } from '../helpers/rpcAssertions.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { callTool, startTestApp, type TestApp } from '../helpers/testApp.js';
 
@@ -17,6 +18,7 @@ const engines = await availableEngines();
 const AT_ONCE = 8;
 
 describe.each(engines)('concurrent first use on %s', (engine) => {
+  skipListed('concurrentFirstUse', engine);
   let fixture: EngineFixture | undefined;
   let app: TestApp | undefined;
   let dataDir: string | undefined;

@@ -681,6 +681,7 @@ describe('the console: commands, dialogs, activity and events', () => {
         statementReason: 'INSERT changes data',
         statement: sql,
         params: [],
+        placeholders: 'positional',
         effect: null,
         waitingSeconds: expect.any(Number),
       });

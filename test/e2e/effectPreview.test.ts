@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { previewEffect } from '../../src/capabilities/effectPreview.js';
 import { DATABASES } from '../../src/core/contract.js';
-import { parseServerUrl } from '../../src/db/connections/connectionUrl.js';
+import { openDatabase } from '../../src/db/connections/connectionCatalog.js';
 import type { Database, Engine } from '../../src/db/database.js';
-import { MysqlDatabase } from '../../src/db/engines/mysql/mysqlDatabase.js';
-import { PostgresDatabase } from '../../src/db/engines/postgres/postgresDatabase.js';
-import { SqliteDatabase } from '../../src/db/engines/sqlite/sqliteDatabase.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
 import { ELICITATION_META, expectInputRequired } from '../helpers/consentRoundTrip.js';
 import { availableEngines, createFixture, type EngineFixture, startFixtureApp } from '../helpers/engines.js';
 import { expectToolError } from '../helpers/rpcAssertions.js';
@@ -20,16 +18,8 @@ import { callTool, mintToken } from '../helpers/testApp.js';
 const engines = await availableEngines();
 const never = new AbortController().signal;
 
-function databaseOf(fixture: EngineFixture): Database {
-  const { connection } = fixture;
-  if (connection.engine === 'sqlite') return new SqliteDatabase(connection.path);
-  const address = parseServerUrl(connection.url);
-  if (!address) throw new Error('the fixture has no server URL');
-  return address.engine === 'postgres' ? new PostgresDatabase(address) : new MysqlDatabase(address);
-}
-
-/** `?` on SQLite and MySQL, `$n` on PostgreSQL. */
-const placeholder = (engine: Engine, n: number) => (engine === 'postgres' ? `$${n}` : '?');
+/** `?` on SQLite and MySQL, `$n` on PostgreSQL and DuckDB. */
+const placeholder = (engine: Engine, n: number) => (engine === 'postgres' || engine === 'duckdb' ? `$${n}` : '?');
 
 /** A condition that takes about `seconds` per row it is evaluated on, on each engine. */
 const slowly = (engine: Engine, seconds: number) =>
@@ -37,17 +27,21 @@ const slowly = (engine: Engine, seconds: number) =>
     ? `pg_sleep(${seconds}) IS NOT NULL`
     : engine === 'mysql'
       ? `SLEEP(${seconds}) = 0`
-      : // SQLite has no sleep: a recursive count of ten million steps, once.
-        'id > (SELECT count(*) - 10000000 FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000) SELECT x FROM c))';
+      : engine === 'duckdb'
+        ? // DuckDB has no sleep: a count of ten billion pairs, once.
+          'id > (SELECT count(*) - 10000000000 FROM range(100000) a, range(100000) b)'
+        : // SQLite has no sleep: a recursive count of ten million steps, once.
+          'id > (SELECT count(*) - 10000000 FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000) SELECT x FROM c))';
 
 describe.each(engines)('the effect preview on %s', (engine) => {
+  skipListed('effectPreview', engine);
   let fixture: EngineFixture;
   let db: Database;
   const snapshot = () => fixture.query('SELECT count(*), sum(price), min(title) FROM books');
 
   beforeAll(async () => {
     fixture = await createFixture(engine);
-    db = databaseOf(fixture);
+    db = openDatabase(fixture.connection);
   });
   afterAll(async () => {
     await db?.close();
@@ -84,6 +78,7 @@ describe.each(engines)('the effect preview on %s', (engine) => {
     const effect = await previewEffect(db, { sql: `UPDATE books SET title = 'slow' WHERE id > 3 AND ${slowly(engine, 0.1)}`, params: [] }, never, timeoutMs);
     const elapsed = performance.now() - started;
     if (engine === 'sqlite') expect(effect).toEqual({ rows: null, reason: 'counting took over 0.3 s and SQLite keeps no row estimates' });
+    else if (engine === 'duckdb') expect(effect).toEqual({ rows: null, reason: 'counting took over 0.3 s and the planner gave no estimate' });
     else expect(effect).toEqual({ rows: expect.any(Number), basis: 'planner' });
     // The count's 0.3 s, the engine's own grace in stopping it, and the planner's answer.
     expect(elapsed).toBeLessThan(2 * timeoutMs + DATABASES.deadlineGraceMs + 1_000);
@@ -91,17 +86,19 @@ describe.each(engines)('the effect preview on %s', (engine) => {
   });
 
   it('a condition that changes state is never run early', async () => {
-    const fn = engine === 'postgres' ? "nextval('sluice_canary_seq')" : engine === 'mysql' ? "GET_LOCK('sluice_preview', 0)" : undefined;
+    const fn = engine === 'mysql' ? "GET_LOCK('sluice_preview', 0)" : engine === 'sqlite' ? undefined : "nextval('sluice_canary_seq')";
     if (!fn) return;
     expect(await previewEffect(db, { sql: `DELETE FROM books WHERE id = ${fn}`, params: [] }, never)).toEqual({
       rows: null,
       reason: 'its condition changes state, so it is not run early',
     });
     if (engine === 'postgres') expect(await fixture.query('SELECT last_value, is_called FROM sluice_canary_seq')).toEqual([['1', false]]);
+    if (engine === 'duckdb') expect(await fixture.query("SELECT last_value FROM duckdb_sequences() WHERE sequence_name = 'sluice_canary_seq'")).toEqual([[null]]);
   });
 });
 
 describe.each(engines)('the preview reaches the user on %s', (engine) => {
+  skipListed('effectPreview', engine);
   it('the console’s dialog and the elicitation carry it; the statement waits unrun', async () => {
     const served = await startFixtureApp(engine, { auth: true });
     try {
@@ -131,7 +128,7 @@ describe.each(engines)('the preview reaches the user on %s', (engine) => {
         statementKind: 'write',
         statementReason: 'DELETE changes data',
         engine,
-        database: fixture.connection.engine === 'sqlite' ? fixture.connection.path : fixture.database,
+        database: 'path' in fixture.connection ? fixture.connection.path : fixture.database,
         tokenName: 'Preview writer',
         tokenLevel: 'readWrite',
         clientNameDeclared: false,

@@ -213,18 +213,19 @@ describe.each(servers)('a %s server that goes away and comes back', (engine) => 
   beforeAll(async () => {
     process.on('uncaughtException', onUncaught);
     fixture = await createFixture(engine);
-    if (fixture.connection.engine === 'sqlite') throw new Error('a server fixture has a URL');
-    fixtureUrl = fixture.connection.url;
+    const server = fixture.connection;
+    if (!('url' in server)) throw new Error('a server fixture has a URL');
+    fixtureUrl = server.url;
     proxy = await startTcpProxy(Number(new URL(fixtureUrl).port || (engine === 'postgres' ? 5432 : 3306)));
     nowherePort = await unusedPort();
     // Trust authentication ignores PostgreSQL's password; MariaDB's root has none, so there the password
     // goes on connections that cannot work: nothing listening, and a refused login through the proxy.
     const connections: SavedConnection[] = [
-      { ...fixture.connection, name: 'Through the proxy', url: withPort(fixtureUrl, proxy.port, engine === 'postgres' ? PASSWORD : undefined) },
-      { ...fixture.connection, id: 'nowhere', name: 'Nothing listens', url: withPort(fixtureUrl, nowherePort, PASSWORD) },
+      { ...server, name: 'Through the proxy', url: withPort(fixtureUrl, proxy.port, engine === 'postgres' ? PASSWORD : undefined) },
+      { ...server, id: 'nowhere', name: 'Nothing listens', url: withPort(fixtureUrl, nowherePort, PASSWORD) },
     ];
     if (engine === 'mysql') {
-      connections.push({ ...fixture.connection, id: 'refused', name: 'Wrong password', url: withPort(fixtureUrl, proxy.port, PASSWORD) });
+      connections.push({ ...server, id: 'refused', name: 'Wrong password', url: withPort(fixtureUrl, proxy.port, PASSWORD) });
     }
     dataDir = mkdtempSync(join(tmpdir(), `sluice-outage-${engine}-`));
     writeConfig(dataDir, { connections });

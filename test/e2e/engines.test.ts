@@ -1,16 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
-import type { SuiteEngine as Engine } from '../helpers/engines.js';
+import type { Engine } from '../../src/db/database.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
-import { availableSuiteEngines as availableEngines, createSuiteFixture as createFixture, type SuiteFixture as EngineFixture, FIXTURE_BOOKS, skippedOn } from '../helpers/engines.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
+import { availableEngines, createFixture, type EngineFixture, FIXTURE_BOOKS } from '../helpers/engines.js';
 import { callTool, mcp, mintToken, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
- * The same end-to-end scenarios on SQLite, PostgreSQL and MariaDB (issue 6, "Done means"): every tool,
+ * The same end-to-end scenarios on SQLite, PostgreSQL, MariaDB and DuckDB (issue 6, "Done means"): every tool,
  * resource and prompt against a fixture of its own on each engine, through real HTTP with a readWrite token.
  */
 
@@ -20,14 +21,7 @@ const engines = await availableEngines();
 const placeholder = (engine: Engine, n: number) => (engine === 'postgres' || engine === 'duckdb' ? `$${n}` : '?');
 
 describe.each(engines)('on %s', (engine) => {
-  /** A test of the suite, or its skip with the reason when this engine leaves it out (helpers/engines.ts). */
-  const it = Object.assign(
-    (name: string, test: () => Promise<void>) => {
-      const why = skippedOn(engine, name);
-      return why === undefined ? vitestIt(name, test) : vitestIt.skip(`${name} (skipped on ${engine}: ${why})`, test);
-    },
-    { each: vitestIt.each.bind(vitestIt) },
-  );
+  skipListed('engines', engine);
   let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORTS } from '../../src/core/contract.js';
-import type { SavedConnection } from '../../src/db/connections/savedConnections.js';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { eventually } from '../helpers/polling.js';
@@ -34,7 +33,7 @@ const status = (field: 'VmHWM' | 'VmRSS') => Number(new RegExp(`${field}:\\s+(\\
 const resetPeak = () => writeFileSync('/proc/self/clear_refs', '5');
 
 const canMeasure = process.platform === 'linux';
-const engines = [...(await availableEngines()), 'duckdb' as const];
+const engines = await availableEngines();
 
 describe.runIf(canMeasure).each(engines)('export_data memory on %s', (engine) => {
   let fixture: EngineFixture | undefined;
@@ -46,14 +45,8 @@ describe.runIf(canMeasure).each(engines)('export_data memory on %s', (engine) =>
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), `sluice-export-memory-${engine}-`));
     dir = mkdtempSync(join(tmpdir(), 'sluice-export-memory-out-'));
-    let connection: SavedConnection;
-    if (engine === 'duckdb') {
-      connection = { id: 'db', name: 'Fixture', externalAccess: 'readWrite', aiPolicy: 'askEachTime', engine: 'duckdb', path: ':memory:' };
-    } else {
-      fixture = await createFixture(engine);
-      connection = fixture.connection;
-    }
-    writeConfig(dataDir, { connections: [connection] });
+    fixture = await createFixture(engine);
+    writeConfig(dataDir, { connections: [fixture.connection] });
     app = await startTestApp({ dataDir, auth: true });
     headers = mintToken(app, `${engine} export memory`).headers;
   });

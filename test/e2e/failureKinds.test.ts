@@ -1,7 +1,9 @@
 import { openSync, writeSync, closeSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
-import { availableEngines, type EngineFixture, type HarnessEngine, startFixtureApp } from '../helpers/engines.js';
+import type { Engine } from '../../src/db/database.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
+import { availableEngines, type EngineFixture, startFixtureApp } from '../helpers/engines.js';
 import { callTool, type TestApp } from '../helpers/testApp.js';
 
 /**
@@ -12,7 +14,8 @@ import { callTool, type TestApp } from '../helpers/testApp.js';
 
 const engines = await availableEngines();
 
-describe.each(engines)('driver errors by their code on %s', (engine: HarnessEngine) => {
+describe.each(engines)('driver errors by their code on %s', (engine: Engine) => {
+  skipListed('failureKinds', engine);
   let fixture: EngineFixture;
   let app: TestApp;
   let dispose: () => Promise<void>;
@@ -62,5 +65,12 @@ describe.each(engines)('driver errors by their code on %s', (engine: HarnessEngi
     writeSync(file, Buffer.alloc(pageSize, 0xff), 0, pageSize, (rootPage - 1) * pageSize);
     closeSync(file);
     expect(expectToolError(await run('SELECT count(*) FROM filler'), 'query_failed')).toMatch(/^query_failed: database disk image is malformed/);
+  });
+
+  it.runIf(engine === 'duckdb')('a Parser Error and a Conversion Error: query_failed, the type kept as the code', async () => {
+    expect(expectToolError(await run('SELECT FROM WHERE'), 'query_failed')).toMatch(/^query_failed: Parser Error: syntax error at or near "WHERE"/);
+    expect(expectToolError(await run('SELECT $1::INTEGER AS n', ['x']), 'query_failed')).toMatch(/^query_failed: Conversion Error: Could not convert string 'x' to INT32/);
+    expect(app.activity.list({ category: 'tool' }).slice(0, 2).map((row) => row.error)).toEqual(['query_failed (Conversion)', 'query_failed (Parser)']);
+    expect(expectToolSuccess(await run('SELECT 1 AS n')).rows).toEqual([[1]]);
   });
 });

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSERTS } from '../../src/core/contract.js';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
-import { availableEngines, createFixture, type EngineFixture, type HarnessEngine } from '../helpers/engines.js';
+import type { Engine } from '../../src/db/database.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
+import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { expectRpcError, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { eventually } from '../helpers/polling.js';
 import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
@@ -18,14 +20,15 @@ import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/test
 const engines = await availableEngines();
 
 /** The INSERT Sluice generates for `rows` rows of (id, name, born) into the fixture's authors. */
-function expectedInsert(engine: HarnessEngine, schema: string, rows: number): string {
+function expectedInsert(engine: Engine, schema: string, rows: number): string {
   const quote = (name: string) => (engine === 'mysql' ? `\`${name}\`` : `"${name}"`);
-  const mark = (n: number) => (engine === 'postgres' ? `$${n}` : '?');
+  const mark = (n: number) => (engine === 'postgres' || engine === 'duckdb' ? `$${n}` : '?');
   const tuples = Array.from({ length: rows }, (_, i) => `(${mark(3 * i + 1)}, ${mark(3 * i + 2)}, ${mark(3 * i + 3)})`);
   return `INSERT INTO ${quote(schema)}.${quote('authors')} (${quote('id')}, ${quote('name')}, ${quote('born')}) VALUES ${tuples.join(', ')}`;
 }
 
 describe.each(engines)('insert_rows on %s', (engine) => {
+  skipListed('insertRows', engine);
   let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;
@@ -34,7 +37,7 @@ describe.each(engines)('insert_rows on %s', (engine) => {
 
   beforeAll(async () => {
     fixture = await createFixture(engine);
-    schema = { sqlite: 'main', postgres: 'public', mysql: fixture.database }[engine];
+    schema = { sqlite: 'main', postgres: 'public', mysql: fixture.database, duckdb: 'main' }[engine];
     dataDir = mkdtempSync(join(tmpdir(), `sluice-insert-${engine}-`));
     writeConfig(dataDir, { connections: [fixture.connection] });
     app = await startTestApp({ dataDir, auth: true });

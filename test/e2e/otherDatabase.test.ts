@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { DATABASES } from '../../src/core/contract.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
 import { availableEngines, createFixture, type EngineFixture, MYSQL_URL, POSTGRES_URL } from '../helpers/engines.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
 import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
@@ -59,6 +60,7 @@ async function otherDatabaseBeside(engine: string): Promise<{ name: string; drop
 }
 
 describe.each(engines)('the database argument on %s', (engine) => {
+  skipListed('otherDatabase', engine);
   let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;
@@ -75,7 +77,7 @@ describe.each(engines)('the database argument on %s', (engine) => {
 
   beforeAll(async () => {
     fixture = await createFixture(engine);
-    if (engine !== 'sqlite') other = await otherDatabaseBeside(engine);
+    if (engine === 'postgres' || engine === 'mysql') other = await otherDatabaseBeside(engine);
     dataDir = mkdtempSync(join(tmpdir(), `sluice-otherdb-${engine}-`));
     writeConfig(dataDir, { connections: [fixture.connection] });
     app = await startTestApp({ dataDir, auth: true });

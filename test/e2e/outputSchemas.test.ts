@@ -7,7 +7,8 @@ import { builtinCapabilities } from '../../src/capabilities/registry.js';
 import { CACHE_HINTS, PAGES, TOOL_DECLARATIONS } from '../../src/core/contract.js';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, repeatToolCall } from '../helpers/consentRoundTrip.js';
-import { availableSuiteEngines, createSuiteFixture, FIXTURE_BOOKS, type SuiteEngine, type SuiteFixture } from '../helpers/engines.js';
+import { availableEngines, createFixture, FIXTURE_BOOKS, type EngineFixture } from '../helpers/engines.js';
+import type { Engine } from '../../src/db/database.js';
 import { expectModernSuccess, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, mintToken, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
 
@@ -21,13 +22,13 @@ import { callTool, mcp, mintToken, type RawResponse, startTestApp, type TestApp 
  * listing (name, description, input schema) stays within TOOL_DECLARATIONS.modelBytes.
  */
 
-const engines = await availableSuiteEngines();
+const engines = await availableEngines();
 
 /**
  * What each engine gets on top of the shared fixture: a partial index, a trigger, a routine, a
  * materialized view where it has them, and a table without a primary key (a database_health finding).
  */
-const EXTRAS: Record<SuiteEngine, string[]> = {
+const EXTRAS: Record<Engine, string[]> = {
   sqlite: [
     'CREATE TABLE notes (body TEXT)',
     'CREATE INDEX books_cheap_idx ON books (lower(title)) WHERE price < 20',
@@ -52,7 +53,7 @@ const EXTRAS: Record<SuiteEngine, string[]> = {
  * After the rows are added: PostgreSQL's statistics then show books read by a full scan more often than
  * through an index, which index_advice without a statement lists.
  */
-const WORKLOAD: Record<SuiteEngine, string[]> = {
+const WORKLOAD: Record<Engine, string[]> = {
   sqlite: [],
   postgres: ['SELECT count(*) FROM books WHERE price > 5', 'SELECT pg_stat_force_next_flush()'],
   mysql: [],
@@ -62,7 +63,7 @@ const WORKLOAD: Record<SuiteEngine, string[]> = {
 /** Books added so that a full scan of books is worth an index (index_advice then suggests one). */
 const ADDED_BOOKS = 1_500;
 
-const placeholder = (engine: SuiteEngine) => (engine === 'postgres' || engine === 'duckdb' ? '$1' : '?');
+const placeholder = (engine: Engine) => (engine === 'postgres' || engine === 'duckdb' ? '$1' : '?');
 
 /** Forty copies of the title: wider than a 1 KiB answer, so that columns are left out. */
 const WIDE_SELECT = `SELECT ${Array.from({ length: 40 }, (_, i) => `title AS c${i}`).join(', ')} FROM books`;
@@ -70,7 +71,7 @@ const WIDE_SELECT = `SELECT ${Array.from({ length: 40 }, (_, i) => `title AS c${
 type Call = { label: string; tool: string; args: Record<string, unknown> };
 
 /** The calls made on each engine (connection_id added), at least one per tool. */
-function callsOn(engine: SuiteEngine, exportDir: string): Call[] {
+function callsOn(engine: Engine, exportDir: string): Call[] {
   const p = placeholder(engine);
   const call = (tool: string, args: Record<string, unknown> = {}, label = tool): Call => ({ label, tool, args });
   return [
@@ -108,7 +109,7 @@ function callsOn(engine: SuiteEngine, exportDir: string): Call[] {
 }
 
 /** The calls each engine answers with the `unsupported` tool error (docs/catalogue.md). */
-const UNSUPPORTED: Record<SuiteEngine, string[]> = {
+const UNSUPPORTED: Record<Engine, string[]> = {
   sqlite: ['explain_query (analyze)', 'slow_queries', 'index_advice (the workload)'],
   postgres: [],
   mysql: ['index_advice (the workload)'],
@@ -138,7 +139,7 @@ const FILLED: Record<string, string> = {
 };
 
 /** The FILLED lists an engine leaves empty: SQLite has no routines, DuckDB no triggers. */
-const EMPTY: Record<SuiteEngine, string[]> = { sqlite: ['list_routines'], postgres: [], mysql: [], duckdb: ['list_triggers'] };
+const EMPTY: Record<Engine, string[]> = { sqlite: ['list_routines'], postgres: [], mysql: [], duckdb: ['list_triggers'] };
 
 /** The schema with every object closed (`additionalProperties: false`): a property it does not name fails. */
 function closed(schema: unknown): unknown {
@@ -196,14 +197,14 @@ describe('tools/list for a full-access token', () => {
 });
 
 describe.each(engines)('every tool’s structuredContent on %s matches its declared output schema', (engine) => {
-  let fixture: SuiteFixture;
+  let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;
   let headers: Record<string, string>;
   let validators: ReturnType<typeof validatorsOf>;
 
   beforeAll(async () => {
-    fixture = await createSuiteFixture(engine);
+    fixture = await createFixture(engine);
     for (const sql of EXTRAS[engine]) await fixture.query(sql);
     for (let start = 0; start < ADDED_BOOKS; start += 500) {
       const ids = Array.from({ length: 500 }, (_, i) => FIXTURE_BOOKS + 1 + start + i);

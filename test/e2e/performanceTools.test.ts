@@ -4,18 +4,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { PERFORMANCE } from '../../src/db/analysis/queryPerformance.js';
+import { engineModule } from '../../src/db/engines/registry.js';
+import { ENGINE_NAMES } from '../../src/core/shared/engineNames.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
-import { availableEngines, createFixture, type EngineFixture, FIXTURE_BOOKS, type HarnessEngine } from '../helpers/engines.js';
+import type { Engine } from '../../src/db/database.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
+import { availableEngines, createFixture, type EngineFixture, FIXTURE_BOOKS } from '../helpers/engines.js';
 import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /** explain_query's params and analyze, slow_queries and index_advice (issue 19, item 2) on each engine. */
 
 const engines = await availableEngines();
-const placeholder = (engine: HarnessEngine) => (engine === 'postgres' ? '$1' : '?');
+const placeholder = (engine: Engine) => (engine === 'postgres' || engine === 'duckdb' ? '$1' : '?');
 /** Books added so that a full scan of books is worth an index. */
 const ADDED = PERFORMANCE.indexAdviceMinRows + 500;
 
 describe.each(engines)('on %s', (engine) => {
+  skipListed('performanceTools', engine);
   let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;
@@ -85,8 +90,8 @@ describe.each(engines)('on %s', (engine) => {
   });
 
   it('slow_queries says how to enable the statistics, or that the engine keeps none', async () => {
-    if (engine === 'sqlite') {
-      expect(expectToolError(await tool('slow_queries', {}), 'unsupported')).toBe('unsupported: SQLite keeps no statement statistics');
+    if (engineModule(engine).performance?.slowQueries === undefined) {
+      expect(expectToolError(await tool('slow_queries', {}), 'unsupported')).toBe(`unsupported: ${ENGINE_NAMES[engine]} keeps no statement statistics`);
       return;
     }
     const result = await structured('slow_queries', { order_by: 'mean', limit: 5 });
@@ -126,7 +131,7 @@ describe.each(engines)('on %s', (engine) => {
 
   it('index_advice proposes an index for a lookup by an unindexed column', async () => {
     const result = await structured('index_advice', { sql: `SELECT id FROM books WHERE title = ${placeholder(engine)}`, params: ['Extra 900'] });
-    const schema = { sqlite: 'main', postgres: 'public', mysql: fixture.database }[engine];
+    const schema = { sqlite: 'main', postgres: 'public', mysql: fixture.database, duckdb: 'main' }[engine];
     const q = (name: string) => (engine === 'mysql' ? `\`${name}\`` : `"${name}"`);
     expect(result.suggestions).toEqual([
       {
@@ -155,7 +160,7 @@ describe.each(engines)('on %s', (engine) => {
 
   it('index_advice without sql lists scanned tables on PostgreSQL and is unsupported elsewhere', async () => {
     if (engine !== 'postgres') {
-      expect(expectToolError(await tool('index_advice', {}), 'unsupported')).toContain('give the sql of a query');
+      expect(expectToolError(await tool('index_advice', {}), 'unsupported')).toContain(engineModule(engine).unsupported?.indexAdvice ?? 'give the sql of a query');
       return;
     }
     const result = await structured('index_advice', {});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE_NAMES } from '../../src/core/shared/engineNames.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
 import { availableEngines, type EngineFixture, startFixtureApp, type FixtureApp } from '../helpers/engines.js';
 import { expectModernSuccess, expectRpcError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, startTestApp, type TestApp } from '../helpers/testApp.js';
@@ -17,6 +18,7 @@ import { callTool, mcp, startTestApp, type TestApp } from '../helpers/testApp.js
 const engines = await availableEngines();
 
 describe.each(engines)('prompts and completion on %s', (engine) => {
+  skipListed('promptsCatalogue', engine);
   let running: FixtureApp;
   let fixture: EngineFixture;
   let app: TestApp;
@@ -38,7 +40,7 @@ describe.each(engines)('prompts and completion on %s', (engine) => {
   beforeAll(async () => {
     running = await startFixtureApp(engine);
     ({ fixture, app } = running);
-    schema = { sqlite: 'main', postgres: 'public', mysql: fixture.database }[engine];
+    schema = { sqlite: 'main', postgres: 'public', mysql: fixture.database, duckdb: 'main' }[engine];
   });
   afterAll(() => running?.dispose());
 

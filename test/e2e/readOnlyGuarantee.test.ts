@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
-import type { HarnessEngine as Engine } from '../helpers/engines.js';
+import type { Engine } from '../../src/db/database.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
 import { BYPASS_CORPUS, type BypassShape } from '../helpers/bypassCorpus.js';
 import { ELICITATION_META, expectInputRequired } from '../helpers/consentRoundTrip.js';
 import { expectModernSuccess, expectRpcError, expectToolError } from '../helpers/rpcAssertions.js';
@@ -70,12 +71,14 @@ const UNREADABLE: Record<Engine, string[]> = {
     'FROBNICATE sluice_canary',
   ],
   mysql: ['(SELECT id FROM sluice_canary)', 'CALL sluice_canary_proc()', 'FROBNICATE sluice_canary'],
+  duckdb: ['(SELECT id FROM sluice_canary)', "(SELECT nextval('sluice_canary_seq'))", 'FROBNICATE sluice_canary'],
 };
 /** Of those, the ones the engine itself cannot parse or prepare: refused before anyone is asked. */
 const INVALID: Record<Engine, string[]> = {
   sqlite: ['(SELECT id FROM sluice_canary)', 'FROBNICATE sluice_canary', 'SELEC 1', "INSERT INTO sluice_canary (id, note) VALUE (9, 'x')"],
   postgres: ['FROBNICATE sluice_canary', 'SELEC 1', "INSERT INTO sluice_canary (id, note) VALUE (9, 'x')"],
   mysql: ['FROBNICATE sluice_canary', 'SELEC 1', "INSERT INTO sluice_canary (id, note) VALUS (9, 'x')"],
+  duckdb: ['FROBNICATE sluice_canary', 'SELEC 1', "INSERT INTO sluice_canary (id, note) VALUE (9, 'x')"],
 };
 
 /** A procedure that empties the canary, for CALL: created before the first snapshot. */
@@ -93,10 +96,13 @@ const HIDDEN_WRITER: Partial<Record<Engine, string>> = {
              BEGIN INSERT INTO sluice_canary (id, note) VALUES (99, 'from a function'); RETURN 99; END $$`,
   mysql: `CREATE FUNCTION sluice_canary_insert() RETURNS INTEGER MODIFIES SQL DATA
           BEGIN INSERT INTO sluice_canary (id, note) VALUES (99, 'from a function'); RETURN 99; END`,
+  // A DuckDB macro cannot write a table, but it can advance a sequence.
+  duckdb: "CREATE MACRO sluice_canary_insert() AS nextval('sluice_canary_seq')",
 };
 const HIDDEN_WRITE = 'SELECT sluice_canary_insert() AS id';
 
 describe.each(engines)('the read-only guarantee on %s', (engine) => {
+  skipListed('readOnlyGuarantee', engine);
   let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;

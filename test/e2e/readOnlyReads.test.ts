@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
-import { availableSuiteEngines, createSuiteFixture, type SuiteEngine, type SuiteFixture } from '../helpers/engines.js';
+import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
+import type { Engine } from '../../src/db/database.js';
 import { expectRpcError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
 
@@ -15,7 +16,7 @@ import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/test
  * runs the rest of the bypass corpus.
  */
 
-const engines = await availableSuiteEngines();
+const engines = await availableEngines();
 
 type Read = [sql: string, rows: unknown[][]];
 
@@ -30,7 +31,7 @@ const POSTGRES_LIKE: Read[] = [
   ['WITH update AS (SELECT 1 AS delete) SELECT delete FROM update', [[1]]],
   ['SELECT 1 AS update, 2 AS delete, 3 AS insert, 4 AS merge, 5 AS replace, 6 AS copy, 7 AS set', [[1, 2, 3, 4, 5, 6, 7]]],
 ];
-const READS: Record<SuiteEngine, Read[]> = {
+const READS: Record<Engine, Read[]> = {
   sqlite: [
     ...EVERYWHERE,
     ['WITH replace AS (SELECT 1 AS a) SELECT * FROM replace', [[1]]],
@@ -51,7 +52,7 @@ const READS: Record<SuiteEngine, Read[]> = {
 
 /** Plans that were refused as destructive, and the writes that look like them. */
 const POSTGRES_PLANS = ['EXPLAIN (ANALYZE false) DELETE FROM sluice_canary', "EXPLAIN (ANALYZE off, COSTS off) UPDATE sluice_canary SET note = 'x'", 'EXPLAIN (ANALYZE 0, FORMAT JSON) DELETE FROM sluice_canary WHERE id = 1'];
-const STILL_WRITES: Record<SuiteEngine, string[]> = {
+const STILL_WRITES: Record<Engine, string[]> = {
   sqlite: ['PRAGMA journal_mode = WAL', 'PRAGMA main.journal_mode = MEMORY', "WITH replace AS (SELECT 1 AS a) REPLACE INTO sluice_canary (id, note) SELECT a, 'x' FROM replace"],
   postgres: [
     'EXPLAIN (ANALYZE true) DELETE FROM sluice_canary WHERE id = 1',
@@ -64,7 +65,7 @@ const STILL_WRITES: Record<SuiteEngine, string[]> = {
 };
 
 describe.each(engines)('reads with a readOnly token on %s', (engine) => {
-  let fixture: SuiteFixture;
+  let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;
   let readOnly: Record<string, string>;
@@ -77,7 +78,7 @@ describe.each(engines)('reads with a readOnly token on %s', (engine) => {
   ];
 
   beforeAll(async () => {
-    fixture = await createSuiteFixture(engine);
+    fixture = await createFixture(engine);
     dataDir = mkdtempSync(join(tmpdir(), `sluice-reads-${engine}-`));
     writeConfig(dataDir, { connections: [fixture.connection] });
     app = await startTestApp({ dataDir, auth: true });

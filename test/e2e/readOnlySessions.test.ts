@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionCatalog } from '../../src/db/connections/connectionCatalog.js';
 import type { Database } from '../../src/db/database.js';
-import type { HarnessEngine as Engine } from '../helpers/engines.js';
+import type { Engine } from '../../src/db/database.js';
 import { DriverFailure, type FailureKind } from '../../src/db/driverFailure.js';
 import { databaseSnapshot } from '../helpers/databaseSnapshot.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
@@ -39,6 +39,10 @@ const mysqlReadOnly: Pick<Case, 'kind' | 'message'> = {
   kind: 'not_read_only',
   message: /cannot execute statement in a read only transaction/i,
 };
+/** DuckDB: a read runs in `BEGIN TRANSACTION READ ONLY`, which refuses any write to the database. */
+const duckdbReadOnly: Pick<Case, 'kind' | 'message'> = { kind: 'not_read_only', message: /transaction is launched in read-only mode/i };
+/** DuckDB runs one statement as written: text of more is refused before any runs. */
+const duckdbOneStatement: Pick<Case, 'kind' | 'message'> = { kind: 'invalid_argument', message: /^send exactly one statement per call$/ };
 /** SQLite: the query process refuses a statement SQLite does not call read-only before running it. */
 const sqliteReadOnly: Pick<Case, 'kind' | 'message'> = { kind: 'not_read_only', message: /not a read/i };
 
@@ -90,6 +94,23 @@ const CASES: Record<Engine, Case[]> = {
     { sql: 'RENAME TABLE sluice_canary TO sluice_renamed', ...mysqlReadOnly },
     { sql: 'CREATE TEMPORARY TABLE sluice_intruder (id INTEGER)', ...mysqlReadOnly },
   ],
+  duckdb: [
+    { sql: "INSERT INTO sluice_canary (id, note) VALUES (90, 'x')", ...duckdbReadOnly },
+    { sql: 'INSERT INTO sluice_canary (id, note) VALUES ($1, $2)', params: [91, 'bound'], ...duckdbReadOnly },
+    { sql: "UPDATE sluice_canary SET note = 'x'", ...duckdbReadOnly },
+    { sql: 'DELETE FROM sluice_canary', ...duckdbReadOnly },
+    { sql: 'TRUNCATE sluice_canary', ...duckdbReadOnly },
+    { sql: 'CREATE TABLE sluice_intruder (id INTEGER)', ...duckdbReadOnly },
+    { sql: 'DROP TABLE sluice_canary', ...duckdbReadOnly },
+    { sql: 'ALTER TABLE sluice_canary ADD COLUMN intruder INTEGER', ...duckdbReadOnly },
+    { sql: 'CREATE MACRO sluice_intruder(x) AS x', ...duckdbReadOnly },
+    { sql: "WITH x AS (SELECT 1 AS id) DELETE FROM sluice_canary WHERE id IN (SELECT id FROM x)", ...duckdbReadOnly },
+    { sql: "SELECT nextval('sluice_canary_seq')", ...duckdbReadOnly },
+    // Ending the read-only transaction first: DuckDB's own stream runs each statement before the last.
+    { sql: "COMMIT; INSERT INTO sluice_canary (id, note) VALUES (92, 'after commit')", ...duckdbOneStatement },
+    { sql: 'ROLLBACK; CREATE TABLE sluice_intruder (id INTEGER)', ...duckdbOneStatement },
+    { sql: 'COMMIT; CREATE TABLE sluice_intruder (id INTEGER); SELECT 1', params: [], ...duckdbOneStatement },
+  ],
 };
 
 /**
@@ -104,6 +125,8 @@ const SESSION_FLIPS: Record<Engine, string[]> = {
     "SELECT set_config('default_transaction_read_only', 'off', false)",
   ],
   mysql: ['SET SESSION TRANSACTION READ WRITE', 'SET SESSION tx_read_only = 0'],
+  // Every DuckDB statement has a connection and a transaction of its own: these end the read's own.
+  duckdb: ['COMMIT', 'ROLLBACK', 'ABORT'],
 };
 const DDL_AFTER_FLIP = 'CREATE TABLE sluice_intruder (id INTEGER)';
 

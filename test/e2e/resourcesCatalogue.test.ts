@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { expectModernSuccess, expectRpcError, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
@@ -16,6 +17,7 @@ import { callTool, mcp, mintToken, startTestApp, type TestApp } from '../helpers
 const engines = await availableEngines();
 
 describe.each(engines)('per-connection resources on %s', (engine) => {
+  skipListed('resourcesCatalogue', engine);
   let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;
@@ -78,7 +80,7 @@ describe.each(engines)('per-connection resources on %s', (engine) => {
   it('the schemas resource reads the schemas and the default one, cached 30 s', async () => {
     const { body, ttlMs, cacheScope } = await read('sluice://connections/db/schemas');
     expect([ttlMs, cacheScope]).toEqual([30_000, 'private']);
-    const defaultSchema = { sqlite: 'main', postgres: 'public', mysql: fixture.database }[engine];
+    const defaultSchema = { sqlite: 'main', postgres: 'public', mysql: fixture.database, duckdb: 'main' }[engine];
     expect(body).toEqual({ schemas: expect.arrayContaining([defaultSchema]), default_schema: defaultSchema });
   });
 

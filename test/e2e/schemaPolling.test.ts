@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionCatalog } from '../../src/db/connections/connectionCatalog.js';
 import type { Database } from '../../src/db/database.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 
 /**
@@ -19,6 +20,7 @@ const SESSIONS: Record<string, string> = {
 };
 
 describe.each(engines)('schema polling on %s', (engine) => {
+  skipListed('schemaPolling', engine);
   let fixture: EngineFixture;
   let db: Database;
   const signal = new AbortController().signal;

@@ -5,10 +5,15 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { expectModernSuccess, expectToolError } from '../helpers/rpcAssertions.js';
+import { engineModule } from '../../src/db/engines/registry.js';
+import { skipListed } from '../helpers/duckdbSkips.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
 
-/** table_statistics, database_statistics and database_health on each engine, with a fixture made to have findings. */
+/**
+ * table_statistics, database_statistics and database_health on each engine, with a fixture made to have
+ * findings; an engine whose module has neither statistics nor health checks (DuckDB) says so.
+ */
 
 const engines = await availableEngines();
 
@@ -17,9 +22,11 @@ const SETUP = {
   sqlite: ['CREATE TABLE loose_notes (body VARCHAR(100))', 'CREATE INDEX books_author_copy ON books (author_id)', 'ANALYZE'],
   postgres: ['CREATE TABLE loose_notes (body VARCHAR(100))', 'CREATE INDEX books_author_copy ON books (author_id)', 'ANALYZE authors, books, sluice_canary'],
   mysql: ['CREATE TABLE loose_notes (body VARCHAR(100))', 'CREATE INDEX books_author_copy ON books (author_id)', 'ANALYZE TABLE books'],
+  duckdb: ['CREATE TABLE loose_notes (body VARCHAR(100))', 'CREATE INDEX books_author_copy ON books (author_id)', 'ANALYZE'],
 };
 
 describe.each(engines)('statistics tools on %s', (engine) => {
+  skipListed('statisticsTools', engine);
   let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;
@@ -31,7 +38,7 @@ describe.each(engines)('statistics tools on %s', (engine) => {
     expect(result.isError, JSON.stringify(result.content)).toBe(false);
     return result.structuredContent;
   };
-  const schema = () => ({ sqlite: 'main', postgres: 'public', mysql: fixture.database })[engine];
+  const schema = () => ({ sqlite: 'main', postgres: 'public', mysql: fixture.database, duckdb: 'main' })[engine];
 
   beforeAll(async () => {
     fixture = await createFixture(engine);
@@ -54,6 +61,13 @@ describe.each(engines)('statistics tools on %s', (engine) => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it.runIf(engineModule(engine).statistics === undefined)('without statistics and health checks, each tool says unsupported, naming the engine', async () => {
+    const name = { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB', duckdb: 'DuckDB' }[engine];
+    expect(expectToolError(await call('table_statistics', { table: 'books' }), 'unsupported')).toMatch(new RegExp(`^unsupported: statistics are not available for ${name} connections`));
+    expect(expectToolError(await call('database_statistics', {}), 'unsupported')).toMatch(new RegExp(`^unsupported: statistics are not available for ${name} connections`));
+    expect(expectToolError(await call('database_health', {}), 'unsupported')).toMatch(new RegExp(`^unsupported: health checks are not available for ${name} connections`));
+  });
+
   it('table_statistics of one table: rows, sizes and the engine’s own fields', async () => {
     const result = await structured('table_statistics', { table: 'BOOKS' });
     expect(result).toEqual({ schema: schema(), tables: [expect.any(Object)], is_truncated: false, notes: [] });
@@ -66,7 +80,7 @@ describe.each(engines)('statistics tools on %s', (engine) => {
     if (engine === 'mysql') expect(books.estimated_rows).toBeGreaterThanOrEqual(0);
     // SQLite counts it (26: the fixture's 25 and the orphan written above); the servers estimate it.
     else expect(books.estimated_rows).toBe(engine === 'sqlite' ? 26 : 25);
-    expect(books.row_count_source).toBe({ sqlite: 'count', postgres: 'pg_class', mysql: 'information_schema' }[engine]);
+    expect(books.row_count_source).toBe(({ sqlite: 'count', postgres: 'pg_class', mysql: 'information_schema', duckdb: null } as const)[engine]);
     expect(books.total_bytes).toBeGreaterThan(0);
     expect(books.table_bytes).toBeGreaterThan(0);
     expect(books.index_bytes).toBeGreaterThan(0);
@@ -133,6 +147,7 @@ describe.each(engines)('statistics tools on %s', (engine) => {
       sqlite: ['quick_check', 'freelist', 'foreign_key_check', 'no_primary_key', 'duplicate_indexes', 'redundant_indexes', 'never_analyzed'],
       postgres: ['table_bloat', 'unused_indexes', 'duplicate_indexes', 'redundant_indexes', 'cache_hit_ratio', 'long_running_sessions', 'never_analyzed', 'no_primary_key'],
       mysql: ['unused_indexes', 'duplicate_indexes', 'redundant_indexes', 'long_running_transactions', 'no_primary_key'],
+      duckdb: [],
     }[engine];
     expect(health.checks).toEqual(expected);
     if (engine === 'sqlite') {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import { ACCEPTED, CONSENT_KEY, ELICITATION_META, expectInputRequired, repeatToolCall } from '../helpers/consentRoundTrip.js';
-import { availableSuiteEngines, createSuiteFixture, type SuiteEngine, type SuiteFixture } from '../helpers/engines.js';
+import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
+import type { Engine } from '../../src/db/database.js';
 import { expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, mintToken, type RawResponse, startTestApp, type TestApp } from '../helpers/testApp.js';
 
@@ -17,10 +18,10 @@ import { callTool, mintToken, type RawResponse, startTestApp, type TestApp } fro
  * a read-only transaction, and deallocating it: nothing is left on the pooled session.
  */
 
-const engines = await availableSuiteEngines();
+const engines = await availableEngines();
 
 /** The database's message for the missing table `missing`, as every statement naming it gets it. */
-const MISSING_TABLE: Record<SuiteEngine, (database: string) => string> = {
+const MISSING_TABLE: Record<Engine, (database: string) => string> = {
   sqlite: () => 'query_failed: no such table: missing',
   postgres: () => 'query_failed: relation "missing" does not exist',
   mysql: (database) => `query_failed: Table '${database}.missing' doesn't exist`,
@@ -28,7 +29,7 @@ const MISSING_TABLE: Record<SuiteEngine, (database: string) => string> = {
 };
 
 describe.each(engines)('the check before consent on %s', (engine) => {
-  let fixture: SuiteFixture;
+  let fixture: EngineFixture;
   let app: TestApp;
   let dataDir: string;
   let headers: Record<string, string>;
@@ -56,7 +57,7 @@ describe.each(engines)('the check before consent on %s', (engine) => {
   }
 
   beforeAll(async () => {
-    fixture = await createSuiteFixture(engine);
+    fixture = await createFixture(engine);
     dataDir = mkdtempSync(join(tmpdir(), `sluice-check-${engine}-`));
     writeConfig(dataDir, { connections: [fixture.connection] });
     app = await startTestApp({ dataDir, auth: true });

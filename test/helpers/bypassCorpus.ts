@@ -1,15 +1,15 @@
-import type { HarnessEngine as Engine } from './engines.js';
+import type { Engine } from '../../src/db/database.js';
 
 /**
  * Shapes that got writes, file access or server-side code past the read-only mode of database tools,
  * each of which Sluice must not classify as a read on its engines. They name only `sluice_canary` (a
- * table `(id integer primary key, note varchar(50))` with a few rows) and, on PostgreSQL,
+ * table `(id integer primary key, note varchar(50))` with a few rows) and, on PostgreSQL and DuckDB,
  * `sluice_canary_seq`, and files only under /tmp/sluice-canary-*, so an end-to-end test can send each
  * one with a read-only token and check that nothing changed.
  */
 export type BypassShape = { engines: Engine[]; sql: string; why: string };
 
-const ALL: Engine[] = ['sqlite', 'postgres', 'mysql'];
+const ALL: Engine[] = ['sqlite', 'postgres', 'mysql', 'duckdb'];
 const SERVERS: Engine[] = ['postgres', 'mysql'];
 
 export const BYPASS_CORPUS: BypassShape[] = [
@@ -22,19 +22,20 @@ export const BYPASS_CORPUS: BypassShape[] = [
     sql: "ROLLBACK; INSERT INTO sluice_canary (id, note) VALUES (90, 'x')",
     why: 'ends the read-only transaction, then writes',
   },
-  { engines: ['sqlite', 'postgres'], sql: 'END; DELETE FROM sluice_canary', why: 'END commits on SQLite and PostgreSQL' },
+  { engines: ['sqlite', 'postgres', 'duckdb'], sql: 'END; DELETE FROM sluice_canary', why: 'END commits on SQLite, PostgreSQL and DuckDB' },
   { engines: ALL, sql: 'COMMIT', why: 'ends the transaction Sluice holds read-only' },
   { engines: SERVERS, sql: 'START TRANSACTION READ WRITE', why: 'opens a writable transaction' },
-  { engines: ['postgres'], sql: 'ABORT; DELETE FROM sluice_canary', why: 'ABORT is ROLLBACK on PostgreSQL' },
+  { engines: ['postgres', 'duckdb'], sql: 'ABORT; DELETE FROM sluice_canary', why: 'ABORT is ROLLBACK on PostgreSQL and DuckDB' },
+  { engines: ['duckdb'], sql: 'BEGIN TRANSACTION', why: 'opens a transaction the next statement would write in' },
 
   // Comments and strings hiding the semicolon.
   { engines: ALL, sql: "SELECT '1;'; DELETE FROM sluice_canary", why: 'a semicolon in a string, then a real one' },
   { engines: ALL, sql: 'SELECT 1 -- ;\n; DELETE FROM sluice_canary', why: 'a line comment ends at the newline' },
   { engines: ALL, sql: 'SELECT 1 /* ; */; DELETE FROM sluice_canary', why: 'a semicolon in a comment, then a real one' },
   {
-    engines: ['postgres'],
+    engines: ['postgres', 'duckdb'],
     sql: "SELECT 1 /* /* */ '*/; DELETE FROM sluice_canary; -- '",
-    why: 'PostgreSQL nests comments: a lexer that does not sees a string where the server sees a DELETE',
+    why: 'PostgreSQL (and DuckDB, its parser) nest comments: a lexer that does not sees a string where the server sees a DELETE',
   },
   {
     engines: ['sqlite', 'mysql'],
@@ -284,6 +285,15 @@ export const BYPASS_CORPUS: BypassShape[] = [
   { engines: ['postgres'], sql: 'PREPARE p AS DELETE FROM sluice_canary', why: 'hides a DELETE behind a name' },
   { engines: ['mysql'], sql: "PREPARE p FROM 'DELETE FROM sluice_canary'", why: 'hides a DELETE in a string' },
   { engines: SERVERS, sql: 'EXECUTE p', why: 'runs what an earlier call prepared' },
+  { engines: ['duckdb'], sql: "COPY sluice_canary TO '/tmp/sluice-canary-copy.csv'", why: 'writes a file' },
+  { engines: ['duckdb'], sql: "EXPORT DATABASE '/tmp/sluice-canary-export'", why: 'writes a directory of files' },
+  { engines: ['duckdb'], sql: "ATTACH '/tmp/sluice-canary-attach.duckdb' AS x", why: 'opens (and makes) another file' },
+  { engines: ['duckdb'], sql: 'INSTALL httpfs', why: 'installs native code' },
+  { engines: ['duckdb'], sql: 'LOAD httpfs', why: 'loads native code' },
+  { engines: ['duckdb'], sql: "SELECT * FROM query('DELETE FROM sluice_canary')", why: 'runs SQL text' },
+  { engines: ['duckdb'], sql: "SELECT nextval('sluice_canary_seq')", why: 'advances a sequence' },
+  { engines: ['duckdb'], sql: 'SET enable_external_access = true', why: 'opens the file system to later statements' },
+  { engines: ['duckdb'], sql: 'CHECKPOINT', why: 'writes the database file' },
   { engines: ['sqlite'], sql: 'PRAGMA query_only = 0', why: 'turns the read-only switch off' },
   { engines: ['sqlite'], sql: 'PRAGMA query_only(0)', why: 'the same, as a call' },
   { engines: ['sqlite'], sql: 'PRAGMA user_version(7)', why: 'a read-looking pragma that sets with parentheses' },

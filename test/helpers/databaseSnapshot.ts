@@ -44,6 +44,23 @@ export async function databaseSnapshot(fixture: EngineFixture) {
       ),
     };
   }
+  if (fixture.engine === 'duckdb') {
+    return {
+      canary,
+      files,
+      // Temporary objects live in a connection's own catalog, gone with it: every statement has one.
+      objects: await fixture.query(
+        `SELECT database_name, schema_name, table_name, 'table' FROM duckdb_tables()
+         UNION ALL SELECT database_name, schema_name, view_name, 'view' FROM duckdb_views() WHERE NOT internal
+         UNION ALL SELECT database_name, schema_name, index_name, 'index' FROM duckdb_indexes()
+         UNION ALL SELECT database_name, schema_name, function_name, 'macro' FROM duckdb_functions() WHERE NOT internal
+         ORDER BY ALL`,
+      ),
+      columns: await fixture.query("SELECT column_name FROM duckdb_columns() WHERE table_name = 'sluice_canary' ORDER BY column_index"),
+      sequence: await fixture.query("SELECT last_value FROM duckdb_sequences() WHERE sequence_name = 'sluice_canary_seq'"),
+      databases: await fixture.query('SELECT database_name FROM duckdb_databases() ORDER BY ALL'),
+    };
+  }
   return {
     canary,
     files,

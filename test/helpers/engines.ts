@@ -8,14 +8,16 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type { AppOptions } from '../../src/app/app.js';
 import { type SavedConnection, writeConfig } from '../../src/db/connections/savedConnections.js';
+import { holdInstance } from '../../src/db/engines/duckdb/duckdbInstances.js';
 import type { Engine } from '../../src/db/database.js';
 import { startTestApp, type TestApp } from './testApp.js';
 
 /**
- * The three engines the suites run on: SQLite in a temporary file, and a fresh database of its own on
- * the machine's PostgreSQL and MariaDB (or MySQL) servers. In CI a server that is down fails the run;
- * on a developer's machine its suites are skipped with the reason printed. `startFixtureApp` serves a
- * fixture as the connection of a Sluice of its own.
+ * The four engines the shared suites run on: SQLite and DuckDB in a temporary file, and a fresh database
+ * of its own on the machine's PostgreSQL and MariaDB (or MySQL) servers. In CI a server that is down
+ * fails the run; on a developer's machine its suites are skipped with the reason printed.
+ * `startFixtureApp` serves a fixture as the connection of a Sluice of its own. What DuckDB leaves out of
+ * a shared suite is listed, with the reason, in `duckdbSkips.ts`.
  */
 
 export const POSTGRES_URL = process.env.SLUICE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -44,34 +46,11 @@ const FIXTURE = [
 
 export const FIXTURE_BOOKS = 25;
 
-/**
- * The engines most shared suites run on; DuckDB runs the shared engine suite (test/e2e/engines.test.ts)
- * with the skip list below, and has a suite of its own (test/e2e/duckdb.test.ts).
- */
-export type HarnessEngine = Exclude<Engine, 'duckdb'>;
-
-/** The engines of the shared engine suite: every engine. */
-export type SuiteEngine = Engine;
-
-/**
- * What DuckDB leaves out of the shared engine suite, by test name, and why (as hono runs one case file
- * against every router and names what each router skips).
- */
-export const DUCKDB_SKIPS: Record<string, string> = {
-  'describe_table gives columns, primary key, indexes and foreign keys':
-    'DuckDB has no ON DELETE actions, so its fixture key cannot be the CASCADE the test expects (test/e2e/duckdb.test.ts checks its keys)',
-};
-
-/** Why `engine` skips the shared suite's test `name`; undefined when it runs it. */
-export const skippedOn = (engine: SuiteEngine, name: string): string | undefined => (engine === 'duckdb' ? DUCKDB_SKIPS[name] : undefined);
-
-export type SuiteFixture = Omit<EngineFixture, 'engine' | 'connection'> & { engine: SuiteEngine; connection: SavedConnection };
-
 export type EngineFixture = {
-  engine: HarnessEngine;
+  engine: Engine;
   /** The saved connection naming this fixture (id `db`). */
-  connection: Exclude<SavedConnection, { engine: 'duckdb' }>;
-  /** The database name (file name on SQLite). */
+  connection: SavedConnection;
+  /** The database name (file name on SQLite, the file's name without its extension on DuckDB). */
   database: string;
   /** Runs SQL on the fixture directly, not through Sluice. */
   query(sql: string, params?: unknown[]): Promise<unknown[][]>;
@@ -158,13 +137,18 @@ async function mysqlFixture(): Promise<EngineFixture> {
   };
 }
 
-/** DuckDB keeps no ON DELETE actions on foreign keys; the fixture is otherwise the same. */
-async function duckdbFixture(): Promise<SuiteFixture> {
+/**
+ * DuckDB keeps no ON DELETE actions on foreign keys; the fixture is otherwise the same. Its statements
+ * run on the instance a Sluice in this process has open on the file (one file, one instance:
+ * duckdbInstances.ts), so what they write is what Sluice sees.
+ */
+async function duckdbFixture(): Promise<EngineFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-engine-'));
   const path = join(dir, 'fixture.duckdb');
   const instance = await DuckDBInstance.create(path);
   const setup = await instance.connect();
   for (const sql of FIXTURE) await setup.run(sql.replace(' ON DELETE CASCADE', ''));
+  await setup.run('CREATE SEQUENCE sluice_canary_seq');
   setup.closeSync();
   instance.closeSync();
   return {
@@ -172,13 +156,15 @@ async function duckdbFixture(): Promise<SuiteFixture> {
     connection: { ...settings, engine: 'duckdb', path },
     database: 'fixture',
     async query(sql, params = []) {
-      const direct = await DuckDBInstance.create(path);
-      const connection = await direct.connect();
+      const held = await holdInstance({ path });
+      const connection = await held.instance.connect();
       try {
-        return (await connection.runAndReadAll(sql, params as never)).getRowsJS() as unknown[][];
+        // Counts as numbers, as the other fixtures give them (and Sluice answers them).
+        const rows = (await connection.runAndReadAll(sql, params as never)).getRowsJS() as unknown[][];
+        return rows.map((row) => row.map((cell) => (typeof cell === 'bigint' && Number.isSafeInteger(Number(cell)) ? Number(cell) : cell)));
       } finally {
         connection.closeSync();
-        direct.closeSync();
+        held.release();
       }
     },
     async drop() {
@@ -187,23 +173,17 @@ async function duckdbFixture(): Promise<SuiteFixture> {
   };
 }
 
-/** Every engine run by the shared engine suite: the reachable servers, SQLite, and DuckDB. */
-export async function availableSuiteEngines(): Promise<SuiteEngine[]> {
-  return [...(await availableEngines()), 'duckdb'];
-}
-
-/** A fresh fixture of the shared engine suite on `engine`. */
-export function createSuiteFixture(engine: SuiteEngine): Promise<SuiteFixture> {
-  return engine === 'duckdb' ? duckdbFixture() : FIXTURES[engine]();
-}
-
-const FIXTURES: Record<HarnessEngine, () => Promise<EngineFixture>> = {
+const FIXTURES: Record<Engine, () => Promise<EngineFixture>> = {
   sqlite: sqliteFixture,
   postgres: postgresFixture,
   mysql: mysqlFixture,
+  duckdb: duckdbFixture,
 };
 
-async function reachable(engine: HarnessEngine): Promise<string | undefined> {
+/** The engines that are database servers, reached over the network. */
+export type ServerEngine = Exclude<Engine, 'sqlite' | 'duckdb'>;
+
+async function reachable(engine: ServerEngine): Promise<string | undefined> {
   try {
     if (engine === 'postgres') {
       const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
@@ -223,25 +203,25 @@ async function reachable(engine: HarnessEngine): Promise<string | undefined> {
  * The engines this run can use. A server that cannot be reached fails the run in CI (`CI` set) and is
  * skipped, with the reason printed, anywhere else.
  */
-export async function availableEngines(): Promise<HarnessEngine[]> {
-  const engines: HarnessEngine[] = [];
-  for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
+export async function availableEngines(): Promise<Engine[]> {
+  const engines: Engine[] = ['sqlite'];
+  for (const engine of ['postgres', 'mysql'] as const) {
     const problem = await reachable(engine);
     if (!problem) engines.push(engine);
     else if (process.env.CI) throw new Error(`CI needs the ${engine} server (${engine === 'postgres' ? POSTGRES_URL : MYSQL_URL}): ${problem}`);
     else console.warn(`skipping the ${engine} suites: ${problem} (start the server, or set SLUICE_TEST_${engine.toUpperCase()}_URL)`);
   }
-  return engines;
+  return [...engines, 'duckdb'];
 }
 
-export function createFixture(engine: HarnessEngine): Promise<EngineFixture> {
+export function createFixture(engine: Engine): Promise<EngineFixture> {
   return FIXTURES[engine]();
 }
 
 export type FixtureApp = { fixture: EngineFixture; app: TestApp; dispose(): Promise<void> };
 
 /** A fresh fixture database on `engine`, saved as the connection `db` of a Sluice of its own. */
-export async function startFixtureApp(engine: HarnessEngine, options: Partial<AppOptions> = {}): Promise<FixtureApp> {
+export async function startFixtureApp(engine: Engine, options: Partial<AppOptions> = {}): Promise<FixtureApp> {
   const fixture = await createFixture(engine);
   const dataDir = mkdtempSync(join(tmpdir(), `sluice-${engine}-`));
   writeConfig(dataDir, { connections: [fixture.connection] });
@@ -257,11 +237,9 @@ export async function startFixtureApp(engine: HarnessEngine, options: Partial<Ap
   };
 }
 
-export type ServerEngine = Exclude<HarnessEngine, 'sqlite'>;
-
-/** The available engines that are database servers (every one but SQLite). */
+/** The available engines that are database servers (PostgreSQL and MySQL). */
 export async function availableServers(): Promise<ServerEngine[]> {
-  return (await availableEngines()).filter((engine): engine is ServerEngine => engine !== 'sqlite');
+  return (await availableEngines()).filter((engine): engine is ServerEngine => engine === 'postgres' || engine === 'mysql');
 }
 
 /** A statement that runs for `seconds` unless stopped. */

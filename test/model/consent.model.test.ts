@@ -177,6 +177,7 @@ function stateChecks(run: Run) {
         statementReason: 'UPDATE changes data',
         statement: WRITE_SQL,
         params: [],
+        placeholders: 'positional',
         effect: { rows: 1, basis: 'counted' },
         waitingSeconds: 0,
       });

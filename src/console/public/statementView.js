@@ -26,7 +26,7 @@ export function statementLines(statement) {
 const valueNodes = (value) => h('code', {}, typeof value === 'string' ? ['"', ...visibleNodes(value), '"'] : visibleNodes(JSON.stringify(value)));
 
 /** The bound values: placeholder, type and value (a string in quotes, so its spaces show). */
-export function paramsTable(engine, params) {
+export function paramsTable(placeholders, params) {
   if (params.length === 0) return h('p', { class: 'muted', 'data-params': 'none' }, 'No bound values.');
   return h(
     'table',
@@ -39,7 +39,7 @@ export function paramsTable(engine, params) {
         h(
           'tr',
           { 'data-param': i + 1 },
-          h('th', { scope: 'row' }, h('code', {}, placeholderOf(engine, i))),
+          h('th', { scope: 'row' }, h('code', {}, placeholderOf(placeholders, i))),
           h('td', { 'data-type': '' }, valueType(value)),
           h('td', { 'data-value': '' }, valueNodes(value)),
         ),

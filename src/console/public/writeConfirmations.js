@@ -104,7 +104,7 @@ function drawStatement(card, dialog) {
   $('[data-params-box]', card).replaceChildren(
     dialog.rows
       ? h('p', { class: 'muted', 'data-params': 'rows' }, 'The cells of the rows above, row by row.')
-      : paramsTable(dialog.engine, dialog.params ?? []),
+      : paramsTable(dialog.placeholders, dialog.params ?? []),
   );
 }
 

@@ -4,13 +4,13 @@
 import { visibleLines, visibleText } from './visibleText.js';
 
 /**
- * The placeholder a value is bound to: `$1` on PostgreSQL, the first `?` elsewhere (`?1`).
- * @param {string} engine
+ * The placeholder a value is bound to, as the statement marks it: `$1`, or the first `?` (`?1`).
+ * @param {string} placeholders `numbered` or `positional`
  * @param {number} index from 0
  * @returns {string}
  */
-export function placeholderOf(engine, index) {
-  return engine === 'postgres' ? `$${index + 1}` : `?${index + 1}`;
+export function placeholderOf(placeholders, index) {
+  return placeholders === 'numbered' ? `$${index + 1}` : `?${index + 1}`;
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { CatalogRow } from '../catalog/catalogRead.js';
+
 /** What slow_queries and index_advice report, and the bounds every engine keeps (a leaf: the engine files import it). */
 
 /** The limits of slow_queries and index_advice (docs/catalogue.md). */
@@ -16,14 +18,14 @@ export const PERFORMANCE = Object.freeze({
 
 export type SlowStatement = { calls: number; total_ms: number; mean_ms: number; rows: number; query: string };
 
-/** One row of the engine's statement statistics (calls, total and mean ms, rows, text) as a SlowStatement. */
-export function slowStatement([calls, total, mean, rows, query]: unknown[]): SlowStatement {
+/** One row of the engine's statement statistics (`calls`, `total_ms`, `mean_ms`, `row_count`, `query_text`) as a SlowStatement. */
+export function slowStatement(row: CatalogRow): SlowStatement {
   return {
-    calls: Number(calls),
-    total_ms: Number(Number(total).toFixed(3)),
-    mean_ms: Number(Number(mean).toFixed(3)),
-    rows: Number(rows),
-    query: String(query),
+    calls: Number(row.calls),
+    total_ms: Number(Number(row.total_ms).toFixed(3)),
+    mean_ms: Number(Number(row.mean_ms).toFixed(3)),
+    rows: Number(row.row_count),
+    query: String(row.query_text),
   };
 }
 

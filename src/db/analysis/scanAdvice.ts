@@ -1,7 +1,7 @@
 import { DATABASES } from '../../core/contract.js';
 import type { Database, Engine } from '../database.js';
 import { PERFORMANCE, type IndexSuggestion } from './performanceFindings.js';
-import { type SpannedToken, tokenSpans, UnreadableSql } from '../../sql/tokens.js';
+import { nameAsWritten as nameOf, type SpannedToken, tokenSpans, UnreadableSql } from '../../sql/tokens.js';
 import { SQL_DIALECTS } from '../../sql/dialects.js';
 
 /**
@@ -14,15 +14,6 @@ export type Scan = { schema: string; table: string; alias: string; conditions: s
 
 /** The statement budget of the catalog queries behind the advice. */
 export const ADVICE_READ = { maxRows: 10_000, timeoutMs: DATABASES.introspectionTimeoutMs };
-
-/** A name token as written, unquoted; undefined for anything else. */
-function nameOf(sql: string, token: SpannedToken | undefined): string | undefined {
-  if (token?.kind === 'word') return sql.slice(token.start, token.end);
-  if (token?.kind !== 'quoted') return undefined;
-  const raw = sql.slice(token.start, token.end);
-  const close = raw.at(-1) ?? '';
-  return raw.slice(1, -1).replaceAll(close + close, close);
-}
 
 function spans(sql: string, engine: Engine): SpannedToken[] {
   try {
@@ -86,11 +77,10 @@ export function aliasedTable(sql: string, engine: Engine, name: string): { schem
 }
 
 function createIndex(engine: Engine, schema: string, table: string, columns: string[]): string {
-  const q = SQL_DIALECTS[engine].quoteIdent;
+  const { quoteIdent: q, schemaOnIndex } = SQL_DIALECTS[engine];
   const name = q(`${table}_${columns.join('_')}_idx`.slice(0, 60));
   const list = columns.map(q).join(', ');
-  // SQLite names the schema on the index, the others on the table.
-  return engine === 'sqlite' ? `CREATE INDEX ${q(schema)}.${name} ON ${q(table)} (${list});` : `CREATE INDEX ${name} ON ${q(schema)}.${q(table)} (${list});`;
+  return schemaOnIndex ? `CREATE INDEX ${q(schema)}.${name} ON ${q(table)} (${list});` : `CREATE INDEX ${name} ON ${q(schema)}.${q(table)} (${list});`;
 }
 
 /** An index for each scan of a table of at least `PERFORMANCE.indexAdviceMinRows` rows on columns no index starts with. */

@@ -1,50 +1,52 @@
 import type { ColumnDescription, ForeignKeyDescription, IndexDescription } from '../database.js';
-
-type Row = unknown[];
+import type { CatalogRow } from './catalogRead.js';
 
 const FK_ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
 
-/** Rows of (column, type, nullable, default) in column order, as column descriptions. */
-export function describedColumns(rows: Row[], primaryKey: readonly string[]): ColumnDescription[] {
-  return rows.map(([name, type, nullable, dflt]) => ({
-    name: String(name),
-    type: String(type),
+/** Rows of `column_name`, `data_type`, `is_nullable`, `column_default` in column order, as column descriptions. */
+export function describedColumns(rows: CatalogRow[], primaryKey: readonly string[]): ColumnDescription[] {
+  return rows.map((row) => ({
+    name: String(row.column_name),
+    type: String(row.data_type),
     // A boolean on PostgreSQL, 0 or 1 on MySQL.
-    nullable: Boolean(Number(nullable)),
-    default: dflt === null ? null : String(dflt),
-    primary_key: primaryKey.includes(String(name)),
+    nullable: Boolean(Number(row.is_nullable)),
+    default: row.column_default === null ? null : String(row.column_default),
+    primary_key: primaryKey.includes(String(row.column_name)),
   }));
 }
 
-/** Rows of (index, unique, column), one per column in key order, as index descriptions. */
-export function groupIndexes(rows: Row[]): IndexDescription[] {
+/** Rows of `index_name`, `is_unique`, `column_name`, one per column in key order, as index descriptions. */
+export function groupIndexes(rows: CatalogRow[]): IndexDescription[] {
   const indexes = new Map<string, IndexDescription>();
-  for (const [name, unique, column] of rows) {
-    const entry = indexes.get(String(name)) ?? { name: String(name), columns: [], unique: Boolean(Number(unique)) };
-    entry.columns.push(String(column));
-    indexes.set(String(name), entry);
+  for (const row of rows) {
+    const name = String(row.index_name);
+    const entry = indexes.get(name) ?? { name, columns: [], unique: Boolean(Number(row.is_unique)) };
+    entry.columns.push(String(row.column_name));
+    indexes.set(name, entry);
   }
   return [...indexes.values()];
 }
 
 /**
- * Rows of (constraint, referenced schema, referenced table, column, referenced column, on update,
- * on delete), one per column in key order, as foreign keys. PostgreSQL's one-letter actions are spelled out.
+ * Rows of `key_name`, `referenced_schema`, `referenced_table`, `column_name`, `referenced_column`,
+ * `on_update`, `on_delete`, one per column in key order, as foreign keys. PostgreSQL's one-letter
+ * actions are spelled out.
  */
-export function groupForeignKeys(rows: Row[]): ForeignKeyDescription[] {
+export function groupForeignKeys(rows: CatalogRow[]): ForeignKeyDescription[] {
   const keys = new Map<string, ForeignKeyDescription>();
-  for (const [name, refSchema, refTable, column, refColumn, onUpdate, onDelete] of rows) {
-    const entry = keys.get(String(name)) ?? {
+  for (const row of rows) {
+    const name = String(row.key_name);
+    const entry = keys.get(name) ?? {
       columns: [],
-      references_schema: String(refSchema),
-      references_table: String(refTable),
+      references_schema: String(row.referenced_schema),
+      references_table: String(row.referenced_table),
       references_columns: [],
-      on_update: FK_ACTIONS[String(onUpdate)] ?? String(onUpdate),
-      on_delete: FK_ACTIONS[String(onDelete)] ?? String(onDelete),
+      on_update: FK_ACTIONS[String(row.on_update)] ?? String(row.on_update),
+      on_delete: FK_ACTIONS[String(row.on_delete)] ?? String(row.on_delete),
     };
-    entry.columns.push(String(column));
-    entry.references_columns.push(refColumn === null ? '' : String(refColumn));
-    keys.set(String(name), entry);
+    entry.columns.push(String(row.column_name));
+    entry.references_columns.push(row.referenced_column === null ? '' : String(row.referenced_column));
+    keys.set(name, entry);
   }
   return [...keys.values()];
 }

@@ -1,3 +1,4 @@
+import type { CatalogRow } from './catalogRead.js';
 import type { ForeignKeyInfo, Listed } from './schemaObjects.js';
 
 /** What the schema-object catalog queries share: the read they run as, the bound, the grouping of key columns. */
@@ -14,7 +15,7 @@ export function bounded<T>(items: T[], truncated: boolean): Listed<T> {
 }
 
 /** Consecutive rows sharing a key, as one item each; `add` folds a row into the item its first row made. */
-export function groupRows<T>(rows: unknown[][], key: (row: unknown[]) => string, make: (row: unknown[]) => T, add: (item: T, row: unknown[]) => void): T[] {
+export function groupRows<T>(rows: CatalogRow[], key: (row: CatalogRow) => string, make: (row: CatalogRow) => T, add: (item: T, row: CatalogRow) => void): T[] {
   const items: T[] = [];
   let lastKey: string | undefined;
   for (const row of rows) {
@@ -27,32 +28,33 @@ export function groupRows<T>(rows: unknown[][], key: (row: unknown[]) => string,
 }
 
 /**
- * Rows of (outgoing, incoming, key, name, schema, table, column, referenced schema, referenced table,
- * referenced column, on update, on delete), one per column in key order, as foreign keys in each
+ * Rows of `is_outgoing`, `is_incoming`, `key_id` (the key, unique in the answer), `key_name`,
+ * `schema_name`, `table_name`, `column_name`, `referenced_schema`, `referenced_table`,
+ * `referenced_column`, `on_update`, `on_delete`, one per column in key order, as foreign keys in each
  * direction. A table's key on itself is both outgoing and incoming.
  */
-export function foreignKeysOf(rows: unknown[][], truncated: boolean): { outgoing: ForeignKeyInfo[]; incoming: ForeignKeyInfo[]; truncated: boolean } {
+export function foreignKeysOf(rows: CatalogRow[], truncated: boolean): { outgoing: ForeignKeyInfo[]; incoming: ForeignKeyInfo[]; truncated: boolean } {
   const keys = groupRows(
     rows,
-    (row) => `${String(row[0])}\n${String(row[1])}\n${String(row[2])}`,
-    ([outgoing, incoming, , name, schema, table, , refSchema, refTable, , onUpdate, onDelete]) => ({
-      outgoing: Boolean(Number(outgoing)),
-      incoming: Boolean(Number(incoming)),
+    (row) => `${String(row.is_outgoing)}\n${String(row.is_incoming)}\n${String(row.key_id)}`,
+    (row) => ({
+      outgoing: Boolean(Number(row.is_outgoing)),
+      incoming: Boolean(Number(row.is_incoming)),
       key: {
-        name: name === null ? null : String(name),
-        schema: String(schema),
-        table: String(table),
+        name: row.key_name === null ? null : String(row.key_name),
+        schema: String(row.schema_name),
+        table: String(row.table_name),
         columns: [] as string[],
-        referenced_schema: String(refSchema),
-        referenced_table: String(refTable),
+        referenced_schema: String(row.referenced_schema),
+        referenced_table: String(row.referenced_table),
         referenced_columns: [] as string[],
-        on_update: String(onUpdate),
-        on_delete: String(onDelete),
+        on_update: String(row.on_update),
+        on_delete: String(row.on_delete),
       },
     }),
     ({ key }, row) => {
-      key.columns.push(String(row[6]));
-      key.referenced_columns.push(String(row[9]));
+      key.columns.push(String(row.column_name));
+      key.referenced_columns.push(String(row.referenced_column));
     },
   );
   const outgoing = bounded(keys.filter((k) => k.outgoing).map((k) => k.key), truncated);

@@ -62,8 +62,8 @@ export function updatedConnection(list: SavedConnection[], id: string, changes: 
         : { path: undefined, url: current.url };
   const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined && v !== null));
   const merged = Object.fromEntries(Object.entries({ ...kept, ...given, ...target }).filter(([, v]) => v !== undefined));
-  // A DuckDB connection stays one unless it is given a URL; a path alone means SQLite otherwise.
-  const connection = newConnection({ ...merged, id, ...(engine === 'duckdb' && changes.url === undefined ? { engine } : {}) });
+  // The engine goes on unless a URL is given: newConnection keeps a DuckDB file DuckDB, a path alone is SQLite otherwise.
+  const connection = newConnection({ ...merged, id, ...(changes.url === undefined ? { engine } : {}) });
   refuseTakenName(list, connection);
   return connection;
 }

@@ -4,6 +4,7 @@ import { openDatabase } from './connectionCatalog.js';
 import { engineModule } from '../engines/registry.js';
 import type { SshPlaces } from '../reach/sshTunnel.js';
 import { valuesOf } from '../database.js';
+import { namedRows } from '../catalog/catalogRead.js';
 import { systemClock } from '../../core/clock.js';
 import { DATABASES } from '../../core/contract.js';
 
@@ -46,7 +47,7 @@ export async function probeConnection(connection: SavedConnection, ssh: SshPlace
     const result = await db.read(probe.versionSql, { maxRows: 1, timeoutMs: PROBE_TIMEOUT_MS, signal: abort.signal });
     const version = probe.productVersion(String(valuesOf(result.rows)[0]?.[0]));
     if (!probe.tls) return { version, ms: Math.round(performance.now() - started) };
-    const tlsRow = valuesOf((await db.read(probe.tls.sql, { maxRows: 1, timeoutMs: PROBE_TIMEOUT_MS, signal: abort.signal })).rows)[0];
+    const [tlsRow] = namedRows(await db.read(probe.tls.sql, { maxRows: 1, timeoutMs: PROBE_TIMEOUT_MS, signal: abort.signal }));
     const tls = tlsOf(tlsRow?.[probe.tls.column]);
     return { version, tls, ms: Math.round(performance.now() - started) };
   } catch (error) {

@@ -1,15 +1,19 @@
 import type { Engine } from '../database.js';
 import { parseTlsSettings, type TlsSettings } from '../reach/tlsSettings.js';
 
-const SCHEMES: Record<string, Exclude<Engine, 'sqlite' | 'duckdb'>> = {
-  'postgres:': 'postgres',
-  'postgresql:': 'postgres',
-  'mysql:': 'mysql',
-  'mariadb:': 'mysql',
-};
+type ServerEngine = Exclude<Engine, 'sqlite' | 'duckdb'>;
+
+/**
+ * What each URL scheme connects to: the engine, its default port, and, where its driver checks a
+ * certificate's names only against a host name (`mysql2`), the server named in saying verify-full needs one.
+ */
+type Scheme = { engine: ServerEngine; port: number; namesNeedHostFor?: string };
+const POSTGRES: Scheme = { engine: 'postgres', port: 5432 };
+const MYSQL: Scheme = { engine: 'mysql', port: 3306, namesNeedHostFor: 'MySQL' };
+const SCHEMES: Record<string, Scheme> = { 'postgres:': POSTGRES, 'postgresql:': POSTGRES, 'mysql:': MYSQL, 'mariadb:': MYSQL };
 
 export type ServerAddress = {
-  engine: Exclude<Engine, 'sqlite' | 'duckdb'>;
+  engine: ServerEngine;
   host: string;
   port: number;
   user: string;
@@ -30,15 +34,15 @@ export function parseServerUrl(text: string): ServerAddress | undefined {
   } catch {
     return undefined;
   }
-  const engine = SCHEMES[url.protocol];
+  const scheme = SCHEMES[url.protocol];
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (!engine || url.hostname === '' || database === '' || database.includes('/')) return undefined;
+  if (!scheme || url.hostname === '' || database === '' || database.includes('/')) return undefined;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const tls = parseTlsSettings(url.searchParams, engine, host);
+  const tls = parseTlsSettings(url.searchParams, host, scheme.namesNeedHostFor);
   return {
-    engine,
+    engine: scheme.engine,
     host,
-    port: url.port ? Number(url.port) : engine === 'postgres' ? 5432 : 3306,
+    port: url.port ? Number(url.port) : scheme.port,
     user: decodeURIComponent(url.username),
     password: decodeURIComponent(url.password),
     database,

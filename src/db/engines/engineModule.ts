@@ -20,8 +20,8 @@ export type EngineProbe = {
   versionSql: string;
   /** The raw version as people read it: `15.4 (Debian …)` → `PostgreSQL 15.4`. */
   productVersion(raw: string): string;
-  /** The statement whose `column` is the session's TLS protocol (no row: no TLS); absent for files. */
-  tls?: { sql: string; column: number };
+  /** The statement whose column named `column` is the session's TLS protocol (no row: no TLS); absent for files. */
+  tls?: { sql: string; column: string };
   /** The file that must exist before the engine opens it; absent for servers and in-memory databases. */
   fileOf?(connection: SavedConnection): string | undefined;
   /** The message for a failure the engine's own words explain badly (`file is not a database`). */

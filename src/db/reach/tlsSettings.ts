@@ -5,7 +5,7 @@ import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
 import { DriverFailure } from '../driverFailure.js';
 
 /**
- * How a PostgreSQL or MySQL connection uses TLS, from libpq's URL parameters: `sslmode=disable`
+ * How a server connection uses TLS, from libpq's URL parameters: `sslmode=disable`
  * (plain, the default), `require` (encrypted, the server not verified), `verify-ca` (its certificate
  * chains to a trusted CA), `verify-full` (that, and the host name is in it); `sslrootcert` is the CA
  * file (else the system's CAs), `sslcert` and `sslkey` the client's certificate and key files.
@@ -22,9 +22,10 @@ export class TlsSettingsError extends Error {}
 
 /**
  * The TLS settings of a URL's query; undefined when it has none. Other parameters are left alone.
- * `mysql2` checks a certificate's names only against a host name: MySQL's verify-full needs one.
+ * `namesNeedHostFor` names the server whose driver checks a certificate's names only against a host
+ * name (`mysql2`): its verify-full needs one.
  */
-export function parseTlsSettings(params: URLSearchParams, engine: 'postgres' | 'mysql', host: string): TlsSettings | undefined {
+export function parseTlsSettings(params: URLSearchParams, host: string, namesNeedHostFor?: string): TlsSettings | undefined {
   const given: Partial<Record<keyof TlsSettings, string>> = {};
   for (const [name, value] of params) {
     const field = PARAMETERS[name as keyof typeof PARAMETERS];
@@ -44,8 +45,8 @@ export function parseTlsSettings(params: URLSearchParams, engine: 'postgres' | '
   if (!MODES.includes(mode)) throw new TlsSettingsError(`sslmode=${mode} is not one of disable, require, verify-ca, verify-full`);
   if ((cert === undefined) !== (key === undefined)) throw new TlsSettingsError('sslcert and sslkey go together: give both or neither');
   if (Object.keys(given).length === 0) return undefined;
-  if (mode === 'verify-full' && engine === 'mysql' && isIP(host)) {
-    throw new TlsSettingsError(`sslmode=verify-full needs the server's host name for MySQL, not the address ${host}: use the name in its certificate, or sslmode=verify-ca`);
+  if (mode === 'verify-full' && namesNeedHostFor !== undefined && isIP(host)) {
+    throw new TlsSettingsError(`sslmode=verify-full needs the server's host name for ${namesNeedHostFor}, not the address ${host}: use the name in its certificate, or sslmode=verify-ca`);
   }
   if (mode === 'disable' && (rootCert ?? cert) !== undefined) {
     throw new TlsSettingsError('sslrootcert, sslcert and sslkey need an sslmode other than disable');

@@ -10,6 +10,28 @@ import { postgresRowSelection } from '../../../src/db/engines/postgres/postgresR
 const counted = (selection: ReturnType<typeof tokenRowSelection> | Awaited<ReturnType<typeof postgresRowSelection>>) =>
   'refused' in selection ? selection : { sql: selectRows(selection, 'count(*)'), params: selection.params };
 
+describe('the count made from an UPDATE or DELETE on DuckDB (numbered placeholders)', () => {
+  const on = (sql: string, params: unknown[] = []) => counted(tokenRowSelection(sql, 'duckdb', params));
+
+  it('keeps the condition’s $n placeholders, renumbered from 1, with the values they name', () => {
+    expect(on('UPDATE books SET title = $1, price = $2 WHERE author_id = $3 AND price > $2', ['x', 20, 1])).toEqual({
+      sql: 'SELECT count(*) FROM books WHERE author_id = $1 AND price > $2',
+      params: [1, 20],
+    });
+    expect(on('DELETE FROM books WHERE author_id = $1 RETURNING id', [3])).toEqual({ sql: 'SELECT count(*) FROM books WHERE author_id = $1', params: [3] });
+    expect(on('UPDATE books SET title = $1', ['x'])).toEqual({ sql: 'SELECT count(*) FROM books', params: [] });
+    // DuckDB takes ? in order too.
+    expect(on('UPDATE books SET title = ? WHERE id = ?', ['x', 4])).toEqual({ sql: 'SELECT count(*) FROM books WHERE id = ?', params: [4] });
+  });
+
+  it('refuses a placeholder naming a value not given, ? beside $n, and named ones', () => {
+    expect(on('DELETE FROM books WHERE id = $2', [1])).toEqual({ refused: 'the values do not match the placeholders' });
+    expect(on('DELETE FROM books WHERE id = $0', [1])).toEqual({ refused: 'the values do not match the placeholders' });
+    expect(on('DELETE FROM books WHERE id = ? OR id = $1', [1])).toEqual({ refused: 'the values do not match the placeholders' });
+    expect(on('DELETE FROM books WHERE id = $id', [1])).toEqual({ refused: 'named placeholders and variables are not previewed' });
+  });
+});
+
 describe('the count made from an UPDATE or DELETE (SQLite and MySQL)', () => {
   const on = (sql: string, params: unknown[] = [], engine: 'sqlite' | 'mysql' = 'sqlite') => counted(tokenRowSelection(sql, engine, params));
 

@@ -22,9 +22,7 @@ describe('sluice/engine-modules', () => {
       { filename: at('src/db/engines/registry.ts'), code: "import { postgres } from './postgres/index.js'; const x = e === 'duckdb';" },
       { filename: at('src/db/engines/postgres/index.ts'), code: "import { PostgresDatabase } from './postgresDatabase.js'; const x = e === 'postgres';" },
       { filename: at('src/capabilities/effectPreview.ts'), code: "import { engineModule } from '../db/engines/registry.js'; const n = { engine: 'sqlite' };" },
-      { filename: at('src/core/shared/engineNames.js'), code: "const x = e === 'sqlite';" },
       { filename: at('src/sql/tokens.ts'), code: "if (engine === 'mysql') f();" },
-      { filename: at('src/cli/duckdbTarget.ts'), code: "const x = flag === 'duckdb';" },
       { filename: at('src/db/connections/savedConnections.ts'), code: "const inFile = engine === 'sqlite' || engine === 'duckdb';" },
       { filename: at('test/e2e/engines.test.ts'), code: "import { x } from '../../src/db/engines/postgres/postgresParser.js'; const y = e === 'postgres';" },
       { filename: at('src/capabilities/x.ts'), code: "const x = kind === 'postgresql';" },
@@ -55,6 +53,16 @@ describe('sluice/engine-modules', () => {
         code: "switch (db.engine) { case 'duckdb': break; }",
         errors: [{ message: named('duckdb') }],
       },
+      // Once exceptions: each now asks its dialect, its URL scheme or the statement itself.
+      ...[
+        ['src/db/reach/tlsSettings.ts', 'mysql'],
+        ['src/db/connections/connectionEdits.ts', 'duckdb'],
+        ['src/db/connections/connectionUrl.ts', 'postgres'],
+        ['src/db/analysis/scanAdvice.ts', 'sqlite'],
+        ['src/core/shared/statementText.js', 'postgres'],
+        ['src/core/shared/engineNames.js', 'sqlite'],
+        ['src/cli/duckdbTarget.ts', 'duckdb'],
+      ].map(([file, engine]) => ({ filename: at(file as string), code: `const x = e === '${engine}';`, errors: [{ message: named(engine as string) }] })),
     ],
   });
 });

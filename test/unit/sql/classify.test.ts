@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyStatement } from '../../../src/sql/classify.js';
-import type { HarnessEngine as Engine } from '../../helpers/engines.js';
+import type { Engine } from '../../../src/core/shared/engineNames.js';
 import { splitStatements, tokenize, UnreadableSql } from '../../../src/sql/tokens.js';
 import { ToolError } from '../../../src/core/errors.js';
 import { fromDriverError } from '../../../src/capabilities/dbErrors.js';
 import { SqlRefusal } from '../../../src/sql/sqlRefusal.js';
 import { BYPASS_CORPUS } from '../../helpers/bypassCorpus.js';
 
-const ENGINES: Engine[] = ['sqlite', 'postgres', 'mysql'];
+const ENGINES: Engine[] = ['sqlite', 'postgres', 'mysql', 'duckdb'];
 
 const kindOn = (engine: Engine) => (sql: string) => classifyStatement(sql, engine).kind;
 const refusalOn = (engine: Engine) => (sql: string) => {
@@ -107,7 +107,7 @@ describe('the lexer, on every engine', () => {
   it.each(ENGINES)('%s: unterminated strings, comments and quotes are unreadable', (engine) => {
     unreadable("SELECT 'open", engine);
     unreadable('SELECT 1 /* open', engine);
-    unreadable(engine === 'postgres' ? 'SELECT "open' : 'SELECT `open', engine);
+    unreadable(engine === 'postgres' || engine === 'duckdb' ? 'SELECT "open' : 'SELECT `open', engine);
   });
 
   it.each(ENGINES)('%s: a NUL character is unreadable', (engine) => {
@@ -491,6 +491,8 @@ describe('properties', () => {
       '1--1',
       '@v',
     ],
+    // PostgreSQL's lexer, DuckDB's parser.
+    duckdb: ['"a;b"', "'it''s; x'", '$$ ; $$', '$t$ $$; $x$ $t$', '/* /* ; */ ; */', '-- ; x\n', '$1', '?', 'x::VARCHAR', '[1, 2][1]'],
   };
   const common = ['SELECT', 'FROM', 'WHERE', 'sluice_canary', '1', ',', '(', ')', '=', "'DELETE'", 'AS', 'x'];
   const hidden = ['DELETE FROM sluice_canary', 'DROP TABLE sluice_canary', "UPDATE sluice_canary SET note = 'x'"];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexDefinitionParts, triggerHeader, viewQuery } from '../../../src/sql/createStatementParts.js';
+import { indexDefinitionParts, keyPartColumn, triggerHeader, viewQuery } from '../../../src/sql/createStatementParts.js';
 
 /** The parts of CREATE statements read where a catalog keeps only the statement (SQLite, DuckDB). */
 
@@ -16,6 +16,17 @@ describe('indexDefinitionParts', () => {
       parts: ['a'],
       predicate: 'a > 0 AND (b IS NULL)',
     });
+  });
+});
+
+describe('keyPartColumn', () => {
+  it('is the column a part names, unquoted, past its order; an expression as written', () => {
+    expect(keyPartColumn('"name"', 'duckdb')).toBe('name');
+    expect(keyPartColumn('"a ""b"""', 'duckdb')).toBe('a "b"');
+    expect(keyPartColumn('title DESC', 'sqlite')).toBe('title');
+    expect(keyPartColumn('`select` ASC', 'mysql')).toBe('select');
+    expect(keyPartColumn('(lower(title))', 'duckdb')).toBe('(lower(title))');
+    expect(keyPartColumn('title COLLATE nocase', 'sqlite')).toBe('title COLLATE nocase');
   });
 });
 

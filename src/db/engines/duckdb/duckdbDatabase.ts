@@ -1,7 +1,7 @@
 import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import type { RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { ServerDatabase } from '../../serverDatabase.js';
-import type { DuckdbTarget } from './duckdbSessions.js';
+import type { DuckdbTarget } from './duckdbInstances.js';
 import type { AppClock } from '../../../core/clock.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
@@ -22,7 +22,7 @@ export class DuckdbDatabase extends ServerDatabase {
   readonly engine = 'duckdb' as const;
   /** Any table, view or column created, changed or dropped changes the hash of their descriptions. */
   protected readonly schemaVersionSql = `SELECT count(*) || ':' || coalesce(sum(hash(schema_name, table_name, column_name, data_type, column_default, is_nullable)), 0)
-    FROM duckdb_columns() WHERE ${HERE}`;
+    AS fingerprint FROM duckdb_columns() WHERE ${HERE}`;
 
   constructor(target: DuckdbTarget, clock: AppClock) {
     super(async () => {
@@ -36,7 +36,7 @@ export class DuckdbDatabase extends ServerDatabase {
   }
 
   async listDatabases(signal: AbortSignal): Promise<string[]> {
-    return (await this.rows('SELECT current_database()', [], signal)).map((r) => String(r[0]));
+    return (await this.rows('SELECT current_database() AS database_name', [], signal)).map((row) => String(row.database_name));
   }
 
   async listSchemas(signal: AbortSignal): Promise<string[]> {
@@ -47,7 +47,7 @@ export class DuckdbDatabase extends ServerDatabase {
       [],
       signal,
     );
-    return rows.map((r) => String(r[0]));
+    return rows.map((row) => String(row.schema_name));
   }
 
   async listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]> {
@@ -56,7 +56,7 @@ export class DuckdbDatabase extends ServerDatabase {
       schema === undefined ? [] : [schema],
       signal,
     );
-    return rows.map(([s, name, type]) => ({ schema: String(s), name: String(name), type: type as TableKind }));
+    return rows.map((row) => ({ schema: String(row.schema_name), name: String(row.name), type: row.type as TableKind }));
   }
 
   /** The table or view, matched exactly first and then case-insensitively, as DuckDB matches names. */
@@ -67,8 +67,8 @@ export class DuckdbDatabase extends ServerDatabase {
       [schema, table],
       signal,
     );
-    const [s, name, type, sql] = rows[0] ?? [];
-    return s === undefined ? undefined : { schema: String(s), name: String(name), type: type as TableKind, sql: String(sql) };
+    const [found] = rows;
+    return found === undefined ? undefined : { schema: String(found.schema_name), name: String(found.name), type: found.type as TableKind, sql: String(found.sql) };
   }
 
   async describeTable(schema: string, table: string, signal: AbortSignal): Promise<TableDescription | undefined> {
@@ -82,19 +82,19 @@ export class DuckdbDatabase extends ServerDatabase {
       signal,
     );
     const constraint = (type: string, extra = '') =>
-      `SELECT constraint_name, unnest(constraint_column_names)${extra} FROM duckdb_constraints()
+      `SELECT constraint_name AS key_name, unnest(constraint_column_names) AS column_name${extra} FROM duckdb_constraints()
        WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2 AND constraint_type = '${type}'
        ORDER BY constraint_index`;
-    const primaryKey = (await this.rows(constraint('PRIMARY KEY'), where, signal)).map((r) => String(r[1]));
+    const primaryKey = (await this.rows(constraint('PRIMARY KEY'), where, signal)).map((row) => String(row.column_name));
     const uniques = await this.rows(constraint('UNIQUE'), where, signal);
     const indexRows = await this.rows(
-      `SELECT index_name, is_unique, trim(unnest(string_split(trim(expressions, '[]'), ',')))
+      `SELECT index_name, is_unique, trim(unnest(string_split(trim(expressions, '[]'), ','))) AS column_name
        FROM duckdb_indexes() WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2 ORDER BY index_name`,
       where,
       signal,
     );
     const fkRows = await this.rows(
-      constraint('FOREIGN KEY', `, referenced_table, unnest(referenced_column_names)`),
+      constraint('FOREIGN KEY', `, referenced_table, unnest(referenced_column_names) AS referenced_column`),
       where,
       signal,
     );
@@ -104,10 +104,10 @@ export class DuckdbDatabase extends ServerDatabase {
       type: relation.type,
       columns: describedColumns(columns, primaryKey),
       primary_key: primaryKey,
-      indexes: groupIndexes([...uniques.map(([name, column]) => [name, true, column]), ...indexRows]),
+      indexes: groupIndexes([...uniques.map((row) => ({ index_name: row.key_name, is_unique: true, column_name: row.column_name })), ...indexRows]),
       // DuckDB keys refer within the same schema and have no ON UPDATE / ON DELETE actions.
       foreign_keys: groupForeignKeys(
-        fkRows.map(([name, column, refTable, refColumn]) => [name, relation.schema, refTable, column, refColumn, 'NO ACTION', 'NO ACTION']),
+        fkRows.map((row) => ({ ...row, referenced_schema: relation.schema, on_update: 'NO ACTION', on_delete: 'NO ACTION' })),
       ),
     };
   }
@@ -121,21 +121,21 @@ export class DuckdbDatabase extends ServerDatabase {
       [relation.schema, relation.name],
       signal,
     );
-    return [relation.sql, ...indexes.map((r) => String(r[0]))].join('\n\n');
+    return [relation.sql, ...indexes.map((row) => String(row.sql))].join('\n\n');
   }
 
   async countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount> {
     const relation = await this.#relation(schema, table, signal);
     if (!exact && relation?.type === 'table') {
-      const [[estimate] = []] = await this.rows(
+      const [{ estimated_size: estimate } = {}] = await this.rows(
         `SELECT estimated_size FROM duckdb_tables() WHERE ${HERE} AND schema_name = $1 AND table_name = $2`,
         [relation.schema, relation.name],
         signal,
       );
       return { count: Number(estimate), exact: false };
     }
-    const [[count] = []] = await this.rows(
-      `SELECT count(*) FROM ${quoteIdent(relation?.schema ?? schema)}.${quoteIdent(relation?.name ?? table)}`,
+    const [{ row_count: count } = {}] = await this.rows(
+      `SELECT count(*) AS row_count FROM ${quoteIdent(relation?.schema ?? schema)}.${quoteIdent(relation?.name ?? table)}`,
       [],
       signal,
     );

@@ -19,8 +19,8 @@ export const mysql: EngineModule = {
   probe: {
     versionSql: 'SELECT VERSION()',
     productVersion: (raw) => `${raw.includes('MariaDB') ? 'MariaDB' : 'MySQL'} ${/^[\d.]+/.exec(raw)?.[0] ?? raw}`,
-    // SHOW … LIKE answers (name, value).
-    tls: { sql: "SHOW SESSION STATUS LIKE 'Ssl_version'", column: 1 },
+    // SHOW … LIKE answers (Variable_name, Value).
+    tls: { sql: "SHOW SESSION STATUS LIKE 'Ssl_version'", column: 'Value' },
   },
   dialect: SQL_DIALECTS.mysql,
   schemaObjects: mysqlSchemaObjects,

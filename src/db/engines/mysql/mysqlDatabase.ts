@@ -22,7 +22,7 @@ export class MysqlDatabase extends ServerDatabase {
   protected readonly schemaVersionSql = `SELECT CONCAT(
       (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()), ':',
       (SELECT COALESCE(MAX(CREATE_TIME), '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()), ':',
-      (SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()))`;
+      (SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE())) AS fingerprint`;
 
   constructor(address: ServerAddress, clock: AppClock = systemClock, tunnel?: SshTunnel) {
     super(async () => {
@@ -39,7 +39,7 @@ export class MysqlDatabase extends ServerDatabase {
   /** With `analyze`: the server's own analysis (mysqlAnalyzer) in the read session's read-only transaction, rolled back. */
   override async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
     if (!options.analyze) return super.explain(sql, options);
-    const [[version] = []] = await this.rows('SELECT VERSION()', [], options.signal);
+    const [{ version } = {}] = await this.rows('SELECT VERSION() AS version', [], options.signal);
     const analyzer = mysqlAnalyzer(String(version));
     const result = await this.plan(`${analyzer.prefix} ${sql}`, options);
     return { ...result, actual: analyzer.actual(result.rows) };
@@ -51,33 +51,33 @@ export class MysqlDatabase extends ServerDatabase {
 
   async listSchemas(signal: AbortSignal): Promise<string[]> {
     const rows = await this.rows(
-      `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ${SYSTEM_SCHEMAS} ORDER BY BINARY SCHEMA_NAME`,
+      `SELECT SCHEMA_NAME AS schema_name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ${SYSTEM_SCHEMAS} ORDER BY BINARY SCHEMA_NAME`,
       [],
       signal,
     );
-    return rows.map((r) => String(r[0]));
+    return rows.map((row) => String(row.schema_name));
   }
 
   /** Without a schema, the connection's own database: the server's other databases are named explicitly. */
   async listTables(schema: string | undefined, signal: AbortSignal): Promise<TableSummary[]> {
     const rows = await this.rows(
-      `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE = 'VIEW' FROM information_schema.TABLES
+      `SELECT TABLE_SCHEMA AS schema_name, TABLE_NAME AS table_name, TABLE_TYPE = 'VIEW' AS is_view FROM information_schema.TABLES
        WHERE TABLE_SCHEMA = ? ORDER BY BINARY TABLE_NAME`,
       [schema ?? this.#database],
       signal,
     );
-    return rows.map(([s, name, isView]) => ({ schema: String(s), name: String(name), type: Number(isView) ? 'view' : 'table' }));
+    return rows.map((row) => ({ schema: String(row.schema_name), name: String(row.table_name), type: Number(row.is_view) ? 'view' : 'table' }));
   }
 
   async #relation(schema: string, table: string, signal: AbortSignal): Promise<Relation | undefined> {
     const rows = await this.rows(
-      `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE = 'VIEW' FROM information_schema.TABLES
+      `SELECT TABLE_SCHEMA AS schema_name, TABLE_NAME AS table_name, TABLE_TYPE = 'VIEW' AS is_view FROM information_schema.TABLES
        WHERE TABLE_SCHEMA = ? AND LOWER(TABLE_NAME) = LOWER(?) ORDER BY TABLE_NAME = ? DESC LIMIT 1`,
       [schema, table, table],
       signal,
     );
-    const [s, name, isView] = rows[0] ?? [];
-    return name === undefined ? undefined : { schema: String(s), name: String(name), type: Number(isView) ? 'view' : 'table' };
+    const [found] = rows;
+    return found === undefined ? undefined : { schema: String(found.schema_name), name: String(found.table_name), type: Number(found.is_view) ? 'view' : 'table' };
   }
 
   async describeTable(schema: string, table: string, signal: AbortSignal): Promise<TableDescription | undefined> {
@@ -85,26 +85,27 @@ export class MysqlDatabase extends ServerDatabase {
     if (!relation) return undefined;
     const where = [relation.schema, relation.name];
     const columns = await this.rows(
-      `SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES', COLUMN_DEFAULT FROM information_schema.COLUMNS
+      `SELECT COLUMN_NAME AS column_name, COLUMN_TYPE AS data_type, IS_NULLABLE = 'YES' AS is_nullable, COLUMN_DEFAULT AS column_default
+       FROM information_schema.COLUMNS
        WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
       where,
       signal,
     );
     const primaryKey = await this.rows(
-      `SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE
+      `SELECT COLUMN_NAME AS column_name FROM information_schema.KEY_COLUMN_USAGE
        WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION`,
       where,
       signal,
     );
     const indexRows = await this.rows(
-      `SELECT INDEX_NAME, NON_UNIQUE = 0, COLUMN_NAME FROM information_schema.STATISTICS
+      `SELECT INDEX_NAME AS index_name, NON_UNIQUE = 0 AS is_unique, COLUMN_NAME AS column_name FROM information_schema.STATISTICS
        WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX`,
       where,
       signal,
     );
     const fkRows = await this.rows(
-      `SELECT k.CONSTRAINT_NAME, k.REFERENCED_TABLE_SCHEMA, k.REFERENCED_TABLE_NAME, k.COLUMN_NAME, k.REFERENCED_COLUMN_NAME,
-              r.UPDATE_RULE, r.DELETE_RULE
+      `SELECT k.CONSTRAINT_NAME AS key_name, k.REFERENCED_TABLE_SCHEMA AS referenced_schema, k.REFERENCED_TABLE_NAME AS referenced_table,
+              k.COLUMN_NAME AS column_name, k.REFERENCED_COLUMN_NAME AS referenced_column, r.UPDATE_RULE AS on_update, r.DELETE_RULE AS on_delete
        FROM information_schema.KEY_COLUMN_USAGE k JOIN information_schema.REFERENTIAL_CONSTRAINTS r
          ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME AND r.TABLE_NAME = k.TABLE_NAME
        WHERE k.TABLE_SCHEMA = ? AND k.TABLE_NAME = ? AND k.REFERENCED_TABLE_NAME IS NOT NULL
@@ -112,7 +113,7 @@ export class MysqlDatabase extends ServerDatabase {
       where,
       signal,
     );
-    const pk = primaryKey.map((r) => String(r[0]));
+    const pk = primaryKey.map((row) => String(row.column_name));
     return {
       ...relation,
       columns: describedColumns(columns, pk),
@@ -125,22 +126,23 @@ export class MysqlDatabase extends ServerDatabase {
   async tableDdl(schema: string, table: string, signal: AbortSignal): Promise<string | undefined> {
     const relation = await this.#relation(schema, table, signal);
     if (!relation) return undefined;
-    const [[, ddl] = []] = await this.rows(`SHOW CREATE TABLE ${quoteIdent(relation.schema)}.${quoteIdent(relation.name)}`, [], signal);
-    return `${String(ddl)};`;
+    // SHOW CREATE answers (Table, Create Table), or (View, Create View, …) for a view.
+    const [answer = {}] = await this.rows(`SHOW CREATE TABLE ${quoteIdent(relation.schema)}.${quoteIdent(relation.name)}`, [], signal);
+    return `${String(answer['Create Table'] ?? answer['Create View'])};`;
   }
 
   async countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount> {
     const relation = await this.#relation(schema, table, signal);
     if (!exact && relation?.type === 'table') {
-      const [[estimate] = []] = await this.rows(
-        'SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
+      const [{ estimate } = {}] = await this.rows(
+        'SELECT TABLE_ROWS AS estimate FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
         [relation.schema, relation.name],
         signal,
       );
       if (estimate !== null && estimate !== undefined) return { count: Number(estimate), exact: false };
     }
     const target = `${quoteIdent(relation?.schema ?? schema)}.${quoteIdent(relation?.name ?? table)}`;
-    const [[count] = []] = await this.rows(`SELECT COUNT(*) FROM ${target}`, [], signal);
+    const [{ row_count: count } = {}] = await this.rows(`SELECT COUNT(*) AS row_count FROM ${target}`, [], signal);
     return { count: Number(count), exact: true };
   }
 }

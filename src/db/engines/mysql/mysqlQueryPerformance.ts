@@ -2,6 +2,7 @@ import { DriverFailure } from '../../driverFailure.js';
 import { type Database, type Explanation, valuesOf } from '../../database.js';
 import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../../analysis/performanceFindings.js';
 import { ADVICE_READ, adviseScans, aliasedTable, type Scan } from '../../analysis/scanAdvice.js';
+import { namedRows } from '../../catalog/catalogRead.js';
 
 type Actual = NonNullable<Explanation['actual']>;
 
@@ -34,13 +35,14 @@ const OFF =
 
 /** performance_schema's statement digests of the connection's database, when performance_schema is on. */
 export async function mysqlSlowQueries(db: Database, options: SlowQueriesOptions): Promise<SlowQueries> {
-  const read = (sql: string, params: unknown[]) => db.read(sql, { ...ADVICE_READ, params, signal: options.signal }).then((r) => valuesOf(r.rows));
-  const [[enabled] = []] = await read('SELECT @@performance_schema', []);
-  if (Number(enabled) !== 1) return { available: false, statements: [], note: OFF };
+  const read = (sql: string, params: unknown[]) => db.read(sql, { ...ADVICE_READ, params, signal: options.signal }).then(namedRows);
+  const [{ recording } = {}] = await read('SELECT @@performance_schema AS recording', []);
+  if (Number(recording) !== 1) return { available: false, statements: [], note: OFF };
   const order = options.orderBy === 'mean' ? 'AVG_TIMER_WAIT' : 'SUM_TIMER_WAIT';
   // Timers count picoseconds. The limit is an integer checked by the tool: MySQL refuses some bound LIMIT types.
   const rows = await read(
-    `SELECT COUNT_STAR, SUM_TIMER_WAIT / 1000000000, AVG_TIMER_WAIT / 1000000000, SUM_ROWS_SENT, LEFT(DIGEST_TEXT, ?)
+    `SELECT COUNT_STAR AS calls, SUM_TIMER_WAIT / 1000000000 AS total_ms, AVG_TIMER_WAIT / 1000000000 AS mean_ms,
+            SUM_ROWS_SENT AS row_count, LEFT(DIGEST_TEXT, ?) AS query_text
      FROM performance_schema.events_statements_summary_by_digest
      WHERE SCHEMA_NAME = DATABASE() AND DIGEST_TEXT IS NOT NULL ORDER BY ${order} DESC LIMIT ${Math.trunc(options.limit)}`,
     [PERFORMANCE.queryTextChars],

@@ -19,7 +19,7 @@ export const postgres: EngineModule = {
   probe: {
     versionSql: "SELECT current_setting('server_version')",
     productVersion: (raw) => `PostgreSQL ${/^[\d.]+/.exec(raw)?.[0] ?? raw}`,
-    tls: { sql: 'SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl', column: 0 },
+    tls: { sql: 'SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl', column: 'version' },
   },
   dialect: SQL_DIALECTS.postgres,
   schemaObjects: postgresSchemaObjects,

@@ -2,6 +2,7 @@ import { type Database, type Explanation, valuesOf } from '../../database.js';
 import { DriverFailure } from '../../driverFailure.js';
 import { type IndexAdvice, type IndexAdviceOptions, PERFORMANCE, type SlowQueries, type SlowQueriesOptions, slowStatement } from '../../analysis/performanceFindings.js';
 import { ADVICE_READ, adviseScans, type Scan } from '../../analysis/scanAdvice.js';
+import { namedRows } from '../../catalog/catalogRead.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
 
 /** What EXPLAIN (ANALYZE) measured: its "Execution Time" line, and the top node's actual rows times its loops. */
@@ -21,20 +22,20 @@ const NOT_IN_PREREQUISITE_STATE = '55000';
 
 /** pg_stat_statements of the connection's database, when the extension is installed there and loaded. */
 export async function postgresSlowQueries(db: Database, options: SlowQueriesOptions): Promise<SlowQueries> {
-  const read = (sql: string, params: unknown[]) => db.read(sql, { ...ADVICE_READ, params, signal: options.signal }).then((r) => valuesOf(r.rows));
+  const read = (sql: string, params: unknown[]) => db.read(sql, { ...ADVICE_READ, params, signal: options.signal }).then(namedRows);
   const [extension] = await read(
     "SELECT n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements'",
     [],
   );
   if (!extension) return { available: false, statements: [], note: NOT_INSTALLED };
-  const [major = 0, minor = 0] = String(extension[1]).split('.').map(Number);
+  const [major = 0, minor = 0] = String(extension.extversion).split('.').map(Number);
   // 1.8 (PostgreSQL 13) split planning from execution time.
   const time = major > 1 || minor >= 8 ? 'exec_time' : 'time';
   const order = options.orderBy === 'mean' ? `mean_${time}` : `total_${time}`;
   try {
     const rows = await read(
-      `SELECT calls, total_${time}, mean_${time}, rows, left(query, $1)
-       FROM ${SQL_DIALECTS.postgres.quoteIdent(String(extension[0]))}.pg_stat_statements
+      `SELECT calls, total_${time} AS total_ms, mean_${time} AS mean_ms, rows AS row_count, left(query, $1) AS query_text
+       FROM ${SQL_DIALECTS.postgres.quoteIdent(String(extension.nspname))}.pg_stat_statements
        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
        ORDER BY ${order} DESC NULLS LAST LIMIT $2`,
       [PERFORMANCE.queryTextChars, options.limit],
@@ -83,20 +84,20 @@ export async function postgresIndexAdvice(db: Database, options: IndexAdviceOpti
 
 async function scannedTables(db: Database, options: IndexAdviceOptions): Promise<IndexAdvice> {
   const result = await db.read(
-    `SELECT schemaname, relname, n_live_tup, seq_scan, seq_tup_read, coalesce(idx_scan, 0) FROM pg_stat_user_tables
+    `SELECT schemaname, relname, n_live_tup, seq_scan, seq_tup_read, coalesce(idx_scan, 0) AS idx_scan FROM pg_stat_user_tables
      WHERE schemaname = $1 AND n_live_tup >= $2 AND seq_scan > coalesce(idx_scan, 0)
      ORDER BY seq_tup_read DESC LIMIT $3`,
     { ...ADVICE_READ, params: [options.schema, PERFORMANCE.indexAdviceMinRows, PERFORMANCE.workloadTables], signal: options.signal },
   );
   return {
     suggestions: [],
-    scanned_tables: valuesOf(result.rows).map(([schema, table, rows, seqScan, seqRead, idxScan]) => ({
-      schema: String(schema),
-      table: String(table),
-      rows: Number(rows),
-      seq_scan: Number(seqScan),
-      seq_tup_read: Number(seqRead),
-      idx_scan: Number(idxScan),
+    scanned_tables: namedRows(result).map((row) => ({
+      schema: String(row.schemaname),
+      table: String(row.relname),
+      rows: Number(row.n_live_tup),
+      seq_scan: Number(row.seq_scan),
+      seq_tup_read: Number(row.seq_tup_read),
+      idx_scan: Number(row.idx_scan),
     })),
     note: 'Tables read mostly by sequential scans since the statistics were reset. Call index_advice with the sql of the queries that read them for the columns to index.',
   };

@@ -1,6 +1,6 @@
 import type { Database } from '../../database.js';
 import type { RoutineKind, SchemaObjectQueries, TriggerEvent, TriggerInfo } from '../../catalog/schemaObjects.js';
-import { catalogResult } from '../../catalog/catalogRead.js';
+import { catalogRows } from '../../catalog/catalogRead.js';
 import { bounded, foreignKeysOf, ONE_ROW_PER_ITEM } from '../../catalog/schemaObjectReads.js';
 
 /** Indexes, foreign keys, views, routines and triggers from pg_catalog; every name is a bound parameter. */
@@ -23,16 +23,16 @@ const ROUTINE_KINDS: Record<string, RoutineKind> = { f: 'function', p: 'procedur
 
 /** The relation's oid and name, matched exactly first and then case-insensitively (unquoted names fold to lower case). */
 async function relation(db: Database, schema: string, name: string, kinds: string, signal: AbortSignal) {
-  const { rows } = await catalogResult(
+  const { rows } = await catalogRows(
     db,
-    `SELECT c.oid::int, c.relname, c.relkind = 'm' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    `SELECT c.oid::int AS oid, c.relname AS name, c.relkind = 'm' AS materialized FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE c.relkind IN ${kinds} AND n.nspname = $1 AND lower(c.relname) = lower($2)
      ORDER BY c.relname = $2 DESC LIMIT 1`,
     [schema, name],
     signal,
   );
-  const [oid, found, materialized] = rows[0] ?? [];
-  return oid === undefined ? undefined : { oid: Number(oid), name: String(found), materialized: Boolean(materialized) };
+  const [found] = rows;
+  return found === undefined ? undefined : { oid: Number(found.oid), name: String(found.name), materialized: Boolean(found.materialized) };
 }
 
 export const postgresSchemaObjects: SchemaObjectQueries = {
@@ -41,11 +41,12 @@ export const postgresSchemaObjects: SchemaObjectQueries = {
   },
 
   async listIndexes(db, schema, table, signal) {
-    const { rows, truncated } = await catalogResult(
+    const { rows, truncated } = await catalogRows(
       db,
-      `SELECT n.nspname, t.relname, i.relname,
-              ARRAY(SELECT pg_get_indexdef(ix.indexrelid, k, true) FROM generate_series(1, ix.indnkeyatts::int) AS k ORDER BY k),
-              ix.indisunique, ix.indisprimary, am.amname, pg_get_expr(ix.indpred, ix.indrelid, true), pg_get_indexdef(ix.indexrelid)
+      `SELECT n.nspname AS schema_name, t.relname AS table_name, i.relname AS index_name,
+              ARRAY(SELECT pg_get_indexdef(ix.indexrelid, k, true) FROM generate_series(1, ix.indnkeyatts::int) AS k ORDER BY k) AS key_parts,
+              ix.indisunique AS is_unique, ix.indisprimary AS is_primary, am.amname AS method,
+              pg_get_expr(ix.indpred, ix.indrelid, true) AS predicate, pg_get_indexdef(ix.indexrelid) AS definition
        FROM pg_index ix JOIN pg_class i ON i.oid = ix.indexrelid JOIN pg_class t ON t.oid = ix.indrelid
        JOIN pg_namespace n ON n.oid = t.relnamespace JOIN pg_am am ON am.oid = i.relam
        WHERE n.nspname = $1 AND ($2::text IS NULL OR t.relname = $2)
@@ -54,28 +55,29 @@ export const postgresSchemaObjects: SchemaObjectQueries = {
       signal,
       ONE_ROW_PER_ITEM,
     );
-    const indexes = rows.map(([s, t, name, columns, unique, primary, method, predicate, definition]) => ({
-      schema: String(s),
-      table: String(t),
-      name: String(name),
-      columns: (columns as unknown[]).map(String),
-      unique: Boolean(unique),
-      primary: Boolean(primary),
-      method: String(method),
-      predicate: predicate === null ? null : String(predicate),
-      definition: String(definition),
+    const indexes = rows.map((row) => ({
+      schema: String(row.schema_name),
+      table: String(row.table_name),
+      name: String(row.index_name),
+      columns: (row.key_parts as unknown[]).map(String),
+      unique: Boolean(row.is_unique),
+      primary: Boolean(row.is_primary),
+      method: String(row.method),
+      predicate: row.predicate === null ? null : String(row.predicate),
+      definition: String(row.definition),
     }));
     return bounded(indexes, truncated);
   },
 
   async listForeignKeys(db, schema, table, signal) {
-    const { rows, truncated } = await catalogResult(
+    const { rows, truncated } = await catalogRows(
       db,
       `WITH target AS (
          SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2)
-       SELECT con.conrelid = target.oid, con.confrelid = target.oid, con.oid::int, con.conname,
-              n.nspname, c.relname, a.attname, fn.nspname, fc.relname, fa.attname,
-              ${ACTION('con.confupdtype')}, ${ACTION('con.confdeltype')}
+       SELECT con.conrelid = target.oid AS is_outgoing, con.confrelid = target.oid AS is_incoming, con.oid::int AS key_id,
+              con.conname AS key_name, n.nspname AS schema_name, c.relname AS table_name, a.attname AS column_name,
+              fn.nspname AS referenced_schema, fc.relname AS referenced_table, fa.attname AS referenced_column,
+              ${ACTION('con.confupdtype')} AS on_update, ${ACTION('con.confdeltype')} AS on_delete
        FROM target JOIN pg_constraint con ON con.contype = 'f' AND target.oid IN (con.conrelid, con.confrelid)
        JOIN pg_class c ON c.oid = con.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_class fc ON fc.oid = con.confrelid JOIN pg_namespace fn ON fn.oid = fc.relnamespace
@@ -90,16 +92,17 @@ export const postgresSchemaObjects: SchemaObjectQueries = {
   },
 
   async listViews(db, schema, signal) {
-    const { rows, truncated } = await catalogResult(
+    const { rows, truncated } = await catalogRows(
       db,
-      `SELECT n.nspname, c.relname, c.relkind = 'm' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      `SELECT n.nspname AS schema_name, c.relname AS view_name, c.relkind = 'm' AS materialized
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE c.relkind IN ('v', 'm') AND n.nspname = $1 ORDER BY c.relname COLLATE "C" LIMIT ${ONE_ROW_PER_ITEM}`,
       [schema],
       signal,
       ONE_ROW_PER_ITEM,
     );
     return bounded(
-      rows.map(([s, name, materialized]) => ({ schema: String(s), name: String(name), materialized: Boolean(materialized) })),
+      rows.map((row) => ({ schema: String(row.schema_name), name: String(row.view_name), materialized: Boolean(row.materialized) })),
       truncated,
     );
   },
@@ -107,15 +110,15 @@ export const postgresSchemaObjects: SchemaObjectQueries = {
   async viewDefinition(db, schema, view, signal) {
     const found = await relation(db, schema, view, "('v', 'm')", signal);
     if (!found) return undefined;
-    const { rows } = await catalogResult(db, 'SELECT pg_get_viewdef($1::oid, true)', [found.oid], signal);
-    return { schema, name: found.name, materialized: found.materialized, definition: String(rows[0]?.[0]).trim() };
+    const { rows } = await catalogRows(db, 'SELECT pg_get_viewdef($1::oid, true) AS definition', [found.oid], signal);
+    return { schema, name: found.name, materialized: found.materialized, definition: String(rows[0]?.definition).trim() };
   },
 
   async listRoutines(db, schema, signal) {
-    const { rows, truncated } = await catalogResult(
+    const { rows, truncated } = await catalogRows(
       db,
-      `SELECT n.nspname, p.proname, p.prokind, pg_get_function_identity_arguments(p.oid),
-              CASE WHEN p.prokind = 'p' THEN NULL ELSE pg_get_function_result(p.oid) END, l.lanname
+      `SELECT n.nspname AS schema_name, p.proname AS routine_name, p.prokind AS kind, pg_get_function_identity_arguments(p.oid) AS signature,
+              CASE WHEN p.prokind = 'p' THEN NULL ELSE pg_get_function_result(p.oid) END AS return_type, l.lanname AS language
        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
        WHERE n.nspname = $1 AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
          AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
@@ -124,21 +127,22 @@ export const postgresSchemaObjects: SchemaObjectQueries = {
       signal,
       ONE_ROW_PER_ITEM,
     );
-    const routines = rows.map(([s, name, kind, signature, returns, language]) => ({
-      schema: String(s),
-      name: String(name),
-      kind: ROUTINE_KINDS[String(kind)] ?? 'function',
-      signature: String(signature),
-      return_type: returns === null ? null : String(returns),
-      language: String(language),
+    const routines = rows.map((row) => ({
+      schema: String(row.schema_name),
+      name: String(row.routine_name),
+      kind: ROUTINE_KINDS[String(row.kind)] ?? 'function',
+      signature: String(row.signature),
+      return_type: row.return_type === null ? null : String(row.return_type),
+      language: String(row.language),
     }));
     return bounded(routines, truncated);
   },
 
   async listTriggers(db, schema, table, signal) {
-    const { rows, truncated } = await catalogResult(
+    const { rows, truncated } = await catalogRows(
       db,
-      `SELECT n.nspname, c.relname, t.tgname, t.tgtype::int, pg_get_triggerdef(t.oid, true)
+      `SELECT n.nspname AS schema_name, c.relname AS table_name, t.tgname AS trigger_name, t.tgtype::int AS type_bits,
+              pg_get_triggerdef(t.oid, true) AS definition
        FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE NOT t.tgisinternal AND n.nspname = $1 AND ($2::text IS NULL OR c.relname = $2)
        ORDER BY c.relname COLLATE "C", t.tgname COLLATE "C" LIMIT ${ONE_ROW_PER_ITEM}`,
@@ -146,15 +150,15 @@ export const postgresSchemaObjects: SchemaObjectQueries = {
       signal,
       ONE_ROW_PER_ITEM,
     );
-    const triggers = rows.map(([s, t, name, type, definition]): TriggerInfo => {
-      const bits = Number(type);
+    const triggers = rows.map((row): TriggerInfo => {
+      const bits = Number(row.type_bits);
       return {
-        schema: String(s),
-        table: String(t),
-        name: String(name),
+        schema: String(row.schema_name),
+        table: String(row.table_name),
+        name: String(row.trigger_name),
         timing: bits & TRIGGER_INSTEAD ? 'INSTEAD OF' : bits & TRIGGER_BEFORE ? 'BEFORE' : 'AFTER',
         events: TRIGGER_EVENTS.filter(([bit]) => bits & bit).map(([, event]) => event),
-        definition: String(definition),
+        definition: String(row.definition),
       };
     });
     return bounded(triggers, truncated);

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { type BrowseRequest, browseSql } from '../../../sql/browseSql.js';
+import { type CatalogRow, namedRows } from '../../catalog/catalogRead.js';
 import { groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import {
   type Database,
@@ -29,8 +30,6 @@ import { SQL_DIALECTS } from '../../../sql/dialects.js';
 const dialect = SQL_DIALECTS.sqlite;
 const { quoteIdent } = dialect;
 
-type Row = unknown[];
-
 /** The application's shared query pool, or (absent) a pool of this connection's own, on `clock`. */
 export type SqlitePoolChoice = { pool: SqliteProcessPool } | { clock?: AppClock };
 
@@ -51,13 +50,13 @@ export class SqliteDatabase implements Database {
     this.#fileName = basename(path);
   }
 
-  async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<Row[]> {
-    const result = await this.#file.run({ mode: 'read', sql, params, ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs);
-    return valuesOf(result.rows);
+  /** A catalog query's rows, by their columns' names. */
+  async #rows(sql: string, params: unknown[], signal: AbortSignal): Promise<CatalogRow[]> {
+    return namedRows(await this.#file.run({ mode: 'read', sql, params, ...CATALOG_BUDGET }, signal, DATABASES.introspectionTimeoutMs));
   }
 
   async schemaVersion(signal: AbortSignal): Promise<string> {
-    return String((await this.#rows('SELECT schema_version FROM pragma_schema_version', [], signal))[0]?.[0]);
+    return String((await this.#rows('SELECT schema_version FROM pragma_schema_version', [], signal))[0]?.schema_version);
   }
 
   defaultSchema(): string {
@@ -74,7 +73,7 @@ export class SqliteDatabase implements Database {
       [],
       signal,
     );
-    return rows.map((r) => String(r[0]));
+    return rows.map((row) => String(row.name));
   }
 
   /** Whether `schema` is one of the connection's attached databases (`main`, `temp`, …). */
@@ -93,8 +92,7 @@ export class SqliteDatabase implements Database {
         [],
         signal,
       );
-      for (const [name, type] of rows)
-        tables.push({ schema: s, name: String(name), type: type as TableKind });
+      for (const { name, type } of rows) tables.push({ schema: s, name: String(name), type: type as TableKind });
     }
     return tables;
   }
@@ -110,44 +108,46 @@ export class SqliteDatabase implements Database {
       [table],
       signal,
     );
-    const [name, type] = found[0] ?? [];
-    if (name === undefined) return undefined;
+    const [relation] = found;
+    if (relation === undefined) return undefined;
+    const { name, type } = relation;
     const columns = await this.#rows(
       'SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_xinfo(?, ?) WHERE hidden = 0 ORDER BY cid',
       [name, schema],
       signal,
     );
     const indexRows = await this.#rows(
-      `SELECT il.name, il."unique", ii.name FROM pragma_index_list(?, ?) AS il
+      `SELECT il.name AS index_name, il."unique" AS is_unique, ii.name AS column_name FROM pragma_index_list(?, ?) AS il
        JOIN pragma_index_info(il.name, ?) AS ii ORDER BY il.seq, ii.seqno`,
       [name, schema, schema],
       signal,
     );
     const fkRows = await this.#rows(
-      'SELECT id, "table", "from", "to", on_update, on_delete FROM pragma_foreign_key_list(?, ?) ORDER BY id, seq',
-      [name, schema],
+      `SELECT id AS key_name, ? AS referenced_schema, "table" AS referenced_table, "from" AS column_name, "to" AS referenced_column,
+              on_update, on_delete FROM pragma_foreign_key_list(?, ?) ORDER BY id, seq`,
+      [schema, name, schema],
       signal,
     );
 
     const pkColumns = columns
-      .filter((c) => Number(c[4]) > 0)
-      .sort((a, b) => Number(a[4]) - Number(b[4]))
-      .map((c) => String(c[0]));
+      .filter((c) => Number(c.pk) > 0)
+      .sort((a, b) => Number(a.pk) - Number(b.pk))
+      .map((c) => String(c.name));
 
     return {
       schema,
       name: String(name),
       type: type as TableKind,
-      columns: columns.map(([colName, colType, notNull, dflt, pk]) => ({
-        name: String(colName),
-        type: String(colType),
-        nullable: notNull === 0 && Number(pk) === 0,
-        default: dflt === null ? null : String(dflt),
-        primary_key: Number(pk) > 0,
+      columns: columns.map((c) => ({
+        name: String(c.name),
+        type: String(c.type),
+        nullable: c.notnull === 0 && Number(c.pk) === 0,
+        default: c.dflt_value === null ? null : String(c.dflt_value),
+        primary_key: Number(c.pk) > 0,
       })),
       primary_key: pkColumns,
       indexes: groupIndexes(indexRows),
-      foreign_keys: groupForeignKeys(fkRows.map(([id, refTable, ...rest]) => [id, schema, refTable, ...rest])),
+      foreign_keys: groupForeignKeys(fkRows),
     };
   }
 
@@ -160,7 +160,7 @@ export class SqliteDatabase implements Database {
       signal,
     );
     if (rows.length === 0) return undefined;
-    return `${rows.map((r) => String(r[0])).join(';\n\n')};`;
+    return `${rows.map((row) => String(row.sql)).join(';\n\n')};`;
   }
 
   async countRows(schema: string, table: string, exact: boolean, signal: AbortSignal): Promise<RowCount> {
@@ -171,15 +171,15 @@ export class SqliteDatabase implements Database {
         [table],
         signal,
       ).catch(() => []);
-      const estimate = Number.parseInt(String(stat[0]?.[0] ?? ''), 10);
+      const estimate = Number.parseInt(String(stat[0]?.stat ?? ''), 10);
       if (Number.isFinite(estimate)) return { count: estimate, exact: false };
     }
     const rows = await this.#rows(
-      `SELECT count(*) FROM ${quoteIdent(schema)}.${quoteIdent(table)}`,
+      `SELECT count(*) AS row_count FROM ${quoteIdent(schema)}.${quoteIdent(table)}`,
       [],
       signal,
     );
-    return { count: Number(rows[0]?.[0] ?? 0), exact: true };
+    return { count: Number(rows[0]?.row_count ?? 0), exact: true };
   }
 
   /** Counted in one query process, which stops the count running when `budgetMs` has passed (`COUNTING`). */

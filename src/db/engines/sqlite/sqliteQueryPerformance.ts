@@ -1,4 +1,5 @@
-import { type Database, valuesOf } from '../../database.js';
+import type { Database } from '../../database.js';
+import { namedRows } from '../../catalog/catalogRead.js';
 import type { IndexAdvice, IndexAdviceOptions } from '../../analysis/performanceFindings.js';
 import { ADVICE_READ, adviseScans, aliasedTable, conditionText } from '../../analysis/scanAdvice.js';
 
@@ -12,8 +13,9 @@ const FULL_SCAN = /^SCAN (.+)$/;
 export async function sqliteIndexAdvice(db: Database, options: IndexAdviceOptions & { sql: string }): Promise<IndexAdvice> {
   const result = await db.read(`EXPLAIN QUERY PLAN ${options.sql}`, { ...ADVICE_READ, params: options.params, signal: options.signal });
   const conditions = conditionText(options.sql, 'sqlite');
-  const scans = valuesOf(result.rows).flatMap((row) => {
-    const alias = FULL_SCAN.exec(String(row[3]))?.[1];
+  // EXPLAIN QUERY PLAN answers (id, parent, notused, detail).
+  const scans = namedRows(result).flatMap((row) => {
+    const alias = FULL_SCAN.exec(String(row.detail))?.[1];
     if (alias === undefined || alias.includes(' USING ') || alias === 'CONSTANT ROW') return [];
     const { schema, table } = aliasedTable(options.sql, 'sqlite', alias);
     return [{ schema: schema ?? options.schema, table, alias, conditions }];

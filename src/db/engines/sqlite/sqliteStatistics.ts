@@ -1,4 +1,4 @@
-import { catalogRead, numberOrNull } from '../../catalog/catalogRead.js';
+import { catalogRows, numberOrNull } from '../../catalog/catalogRead.js';
 import type { Database } from '../../database.js';
 import type { DatabaseStatistics, EngineTableStatistics, TableStatisticsRequest } from '../../catalog/statistics.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
@@ -7,27 +7,30 @@ import { DATABASES } from '../../../core/contract.js';
 const { quoteIdent } = SQL_DIALECTS.sqlite;
 
 /** The schema's tables (not views, not SQLite's own), by name; `$table` narrows to one. */
-const TABLES = `SELECT name FROM pragma_table_list WHERE schema = ? AND type = 'table'
+const TABLES = `SELECT name AS table_name FROM pragma_table_list WHERE schema = ? AND type = 'table'
   AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND (? IS NULL OR name = ?) ORDER BY name LIMIT ?`;
-const HAS_STAT1 = "SELECT count(*) FROM pragma_table_list WHERE schema = ? AND name = 'sqlite_stat1'";
-const HAS_DBSTAT = "SELECT sqlite_compileoption_used('ENABLE_DBSTAT_VTAB')";
+const HAS_STAT1 = "SELECT count(*) AS found FROM pragma_table_list WHERE schema = ? AND name = 'sqlite_stat1'";
+const HAS_DBSTAT = "SELECT sqlite_compileoption_used('ENABLE_DBSTAT_VTAB') AS found";
 /** Pages of each table and of its indexes, from the dbstat virtual table (it reads every page of them). */
-const SIZES = `SELECT t.value,
-    (SELECT sum(pgsize) FROM dbstat WHERE schema = s.name AND name = t.value AND aggregate = 1),
+const SIZES = `SELECT t.value AS table_name,
+    (SELECT sum(pgsize) FROM dbstat WHERE schema = s.name AND name = t.value AND aggregate = 1) AS table_bytes,
     (SELECT coalesce(sum(d.pgsize), 0) FROM pragma_index_list(t.value, s.name) AS i
-       JOIN dbstat AS d ON d.schema = s.name AND d.name = i.name AND d.aggregate = 1)
+       JOIN dbstat AS d ON d.schema = s.name AND d.name = i.name AND d.aggregate = 1) AS index_bytes
   FROM (SELECT ? AS name) AS s, json_each(?) AS t`;
+
+/** The rows of a catalog read, by column name. */
+const read = async (db: Database, sql: string, params: unknown[], signal: AbortSignal) => (await catalogRows(db, sql, params, signal)).rows;
 
 /** Whether the schema has sqlite_stat1, the table ANALYZE writes. */
 export async function hasStat1(db: Database, schema: string, signal: AbortSignal): Promise<boolean> {
-  return Number((await catalogRead(db, HAS_STAT1, [schema], signal))[0]?.[0]) > 0;
+  return Number((await read(db, HAS_STAT1, [schema], signal))[0]?.found) > 0;
 }
 
 /** Each table's row count as sqlite_stat1 has it (its first number, as of the last ANALYZE); undefined without sqlite_stat1. */
 async function stat1Estimates(db: Database, schema: string, signal: AbortSignal): Promise<Map<string, number> | undefined> {
   if (!(await hasStat1(db, schema, signal))) return undefined;
   const rows = new Map<string, number>();
-  for (const [tbl, stat] of await catalogRead(db, `SELECT tbl, stat FROM ${quoteIdent(schema)}.sqlite_stat1`, [], signal)) {
+  for (const { tbl, stat } of await read(db, `SELECT tbl, stat FROM ${quoteIdent(schema)}.sqlite_stat1`, [], signal)) {
     const count = Number.parseInt(String(stat), 10);
     if (Number.isFinite(count)) rows.set(String(tbl), Math.max(count, rows.get(String(tbl)) ?? 0));
   }
@@ -39,10 +42,10 @@ type Sizes = Map<string, [number | null, number | null]>;
 
 /** The tables' sizes from dbstat; undefined when this SQLite has no dbstat. */
 async function tableSizes(db: Database, schema: string, names: string[], signal: AbortSignal): Promise<Sizes | undefined> {
-  if (Number((await catalogRead(db, HAS_DBSTAT, [], signal))[0]?.[0]) !== 1) return undefined;
+  if (Number((await read(db, HAS_DBSTAT, [], signal))[0]?.found) !== 1) return undefined;
   const sizes: Sizes = new Map();
-  for (const [name, tableBytes, indexBytes] of await catalogRead(db, SIZES, [schema, JSON.stringify(names)], signal)) {
-    sizes.set(String(name), [numberOrNull(tableBytes), numberOrNull(indexBytes)]);
+  for (const row of await read(db, SIZES, [schema, JSON.stringify(names)], signal)) {
+    sizes.set(String(row.table_name), [numberOrNull(row.table_bytes), numberOrNull(row.index_bytes)]);
   }
   return sizes;
 }
@@ -89,7 +92,7 @@ export async function sqliteTableStatistics(
   signal: AbortSignal,
   budgetMs: number = DATABASES.sqliteExactCountBudgetMs,
 ): Promise<EngineTableStatistics> {
-  const names = (await catalogRead(db, TABLES, [schema, table ?? null, table ?? null, limit + 1], signal)).map((r) => String(r[0]));
+  const names = (await read(db, TABLES, [schema, table ?? null, table ?? null, limit + 1], signal)).map((row) => String(row.table_name));
   const estimates = await stat1Estimates(db, schema, signal);
   const sizes = await tableSizes(db, schema, names, signal);
   const counts = await exactCounts(db, { schema, names, sizes }, budgetMs, signal);
@@ -120,23 +123,24 @@ export async function sqliteTableStatistics(
   return { tables, notes };
 }
 
-const DATABASE = `SELECT sqlite_version(),
-    (SELECT page_size FROM pragma_page_size), (SELECT page_count FROM pragma_page_count),
-    (SELECT freelist_count FROM pragma_freelist_count), (SELECT journal_mode FROM pragma_journal_mode),
-    (SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'),
-    (SELECT count(*) FROM pragma_table_list AS t JOIN pragma_index_list(t.name, t.schema) WHERE t.schema = 'main' AND t.type = 'table')`;
+const DATABASE = `SELECT sqlite_version() AS version,
+    (SELECT page_size FROM pragma_page_size) AS page_size, (SELECT page_count FROM pragma_page_count) AS page_count,
+    (SELECT freelist_count FROM pragma_freelist_count) AS freelist_count, (SELECT journal_mode FROM pragma_journal_mode) AS journal_mode,
+    (SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\') AS table_count,
+    (SELECT count(*) FROM pragma_table_list AS t JOIN pragma_index_list(t.name, t.schema) WHERE t.schema = 'main' AND t.type = 'table') AS index_count`;
 
 /** The main database file: its pages (size = page_size × page_count), journal mode and SQLite's version. */
 export async function sqliteDatabaseStatistics(db: Database, signal: AbortSignal): Promise<DatabaseStatistics> {
   const [database = ''] = await db.listDatabases(signal);
-  const [[version, pageSize, pageCount, freelist, journalMode, tables, indexes] = []] = await catalogRead(db, DATABASE, [], signal);
-  const size = numberOrNull(pageSize) !== null && numberOrNull(pageCount) !== null ? Number(pageSize) * Number(pageCount) : null;
+  const [row = {}] = await read(db, DATABASE, [], signal);
+  const pageSize = numberOrNull(row.page_size);
+  const pageCount = numberOrNull(row.page_count);
   return {
     database,
-    engine_version: String(version),
-    size_bytes: size,
-    table_count: Number(tables),
-    index_count: Number(indexes),
+    engine_version: String(row.version),
+    size_bytes: pageSize !== null && pageCount !== null ? pageSize * pageCount : null,
+    table_count: Number(row.table_count),
+    index_count: Number(row.index_count),
     cache_hit_ratio: null,
     connections: null,
     max_connections: null,
@@ -144,9 +148,9 @@ export async function sqliteDatabaseStatistics(db: Database, signal: AbortSignal
     transactions_committed: null,
     transactions_rolled_back: null,
     deadlocks: null,
-    page_size: numberOrNull(pageSize),
-    page_count: numberOrNull(pageCount),
-    freelist_count: numberOrNull(freelist),
-    journal_mode: String(journalMode),
+    page_size: pageSize,
+    page_count: pageCount,
+    freelist_count: numberOrNull(row.freelist_count),
+    journal_mode: String(row.journal_mode),
   };
 }
