@@ -170,6 +170,7 @@ describe('the 1.x client over Streamable HTTP, legacy era 2025-11-25', () => {
       statementReason: 'INSERT changes data',
       statement: INSERT,
       params: [],
+      placeholders: 'positional',
       effect: null,
       waitingSeconds: expect.any(Number),
     });
