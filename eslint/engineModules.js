@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { eachImport } from './eachImport.js';
 import { ENGINE_NAMES } from '../src/core/shared/engineNames.js';
 
 /**
@@ -52,9 +53,9 @@ const engineModulesRule = {
     const file = context.filename;
     if (!inSrc(file)) return {};
     const here = engineFolderOf(file);
-    /** @param {import('estree').Node} node @param {unknown} specifier */
+    /** @param {import('estree').Node} node @param {string} specifier */
     const checkImport = (node, specifier) => {
-      if (typeof specifier !== 'string' || !specifier.startsWith('.')) return;
+      if (!specifier.startsWith('.')) return;
       const engine = engineFolderOf(path.resolve(path.dirname(file), specifier));
       if (!engine || here === '' || here === engine) return;
       context.report({ node, message: `src/db/engines/${engine}/ is imported only by its own folder and the registry: ask engineModule('${engine}') in src/db/engines/registry.ts` });
@@ -67,10 +68,7 @@ const engineModulesRule = {
       context.report({ node, message: `'${name}' is compared against outside src/db/engines/${name}/: ask the engine module (engineModule(engine).<capability>) instead of testing the engine's name` });
     };
     return {
-      ImportDeclaration: (node) => checkImport(node.source, node.source.value),
-      ExportNamedDeclaration: (node) => node.source && checkImport(node.source, node.source.value),
-      ExportAllDeclaration: (node) => checkImport(node.source, node.source.value),
-      ImportExpression: (node) => node.source.type === 'Literal' && checkImport(node.source, node.source.value),
+      ...eachImport(checkImport),
       BinaryExpression: (node) => {
         if (!['===', '!==', '==', '!='].includes(node.operator)) return;
         checkName(node, engineNamed(node.left) ?? engineNamed(node.right));

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { eachImport } from './eachImport.js';
 
 /**
  * What the lower layers may not import, beyond the direction `sluice/layers` checks. See
@@ -51,37 +52,6 @@ function ioOf(specifier) {
     .join('/');
   if (DRIVERS.includes(name) || name.startsWith('@duckdb/')) return `${name} is a driver`;
   return undefined;
-}
-
-/**
- * The listeners that call `check(node, specifier, names)` for every module a file names: imports,
- * re-exports and `import()`. `names` are the bindings taken from it, or `'all'` (a namespace, `export *`,
- * `import()`).
- * @param {(node: import('estree').Node, specifier: string, names: string[] | 'all') => void} check
- * @returns {import('eslint').Rule.RuleListener}
- */
-function eachImport(check) {
-  /**
-   * @param {import('estree').Node | null | undefined} node
-   * @param {string[] | 'all'} names
-   */
-  const run = (node, names) => {
-    if (node?.type === 'Literal' && typeof node.value === 'string') check(node, node.value, names);
-  };
-  /** @param {import('estree').Identifier | import('estree').Literal} name */
-  const nameOf = (name) => (name.type === 'Identifier' ? name.name : String(name.value));
-  return {
-    ImportDeclaration: (node) =>
-      run(
-        node.source,
-        node.specifiers.some((s) => s.type === 'ImportNamespaceSpecifier')
-          ? 'all'
-          : node.specifiers.map((s) => (s.type === 'ImportSpecifier' ? nameOf(s.imported) : 'default')),
-      ),
-    ExportNamedDeclaration: (node) => run(node.source, node.specifiers.map((s) => nameOf(s.local))),
-    ExportAllDeclaration: (node) => run(node.source, 'all'),
-    ImportExpression: (node) => run(node.source, 'all'),
-  };
 }
 
 /** @type {import('eslint').Rule.RuleModule} */

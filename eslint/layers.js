@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { eachImport } from './eachImport.js';
 
 /**
  * The layers of `src/`, bottom first. A file may import from its own layer and from layers before it
@@ -49,9 +50,8 @@ const layersRule = {
     const file = context.filename;
     const from = placeOf(file);
     if (!from) return {};
-    /** @param {import('estree').Node} node @param {unknown} specifier */
+    /** @param {import('estree').Node} node @param {string} specifier */
     const check = (node, specifier) => {
-      if (typeof specifier !== 'string') return;
       if (from.kind === 'machines') {
         if (specifier === 'xstate' || (specifier.startsWith('./') && !specifier.includes('/', 2))) return;
         context.report({ node, message: `machines/ import only xstate and each other, not '${specifier}' (effects come in through .provide())` });
@@ -71,12 +71,7 @@ const layersRule = {
         context.report({ node, message: `src/${from.name} may not import src/${to.name}: layers look down only (${LAYERS.join(' → ')})` });
       }
     };
-    return {
-      ImportDeclaration: (node) => check(node.source, node.source.value),
-      ExportNamedDeclaration: (node) => node.source && check(node.source, node.source.value),
-      ExportAllDeclaration: (node) => check(node.source, node.source.value),
-      ImportExpression: (node) => node.source.type === 'Literal' && check(node.source, node.source.value),
-    };
+    return eachImport(check);
   },
 };
 

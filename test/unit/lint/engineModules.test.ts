@@ -1,16 +1,8 @@
-import path from 'node:path';
-import { RuleTester } from 'eslint';
-import tseslint from 'typescript-eslint';
-import { describe, it } from 'vitest';
+import { describe } from 'vitest';
+import { at, ruleTester } from './ruleTester.js';
 import engineModules from '../../../eslint/engineModules.js';
 
-RuleTester.describe = describe;
-RuleTester.it = it;
-RuleTester.itOnly = it.only;
-
-const root = path.resolve(import.meta.dirname, '../../..');
-const at = (file: string) => path.join(root, file);
-const tester = new RuleTester({ languageOptions: { parser: tseslint.parser, ecmaVersion: 2022, sourceType: 'module' } });
+const tester = ruleTester({ typescript: true });
 const folder = (engine: string) =>
   `src/db/engines/${engine}/ is imported only by its own folder and the registry: ask engineModule('${engine}') in src/db/engines/registry.ts`;
 const named = (engine: string) =>

@@ -1,15 +1,8 @@
-import path from 'node:path';
-import { RuleTester } from 'eslint';
-import { describe, it } from 'vitest';
+import { describe } from 'vitest';
+import { at, ruleTester } from './ruleTester.js';
 import sluice, { LAYERS } from '../../../eslint/layers.js';
 
-RuleTester.describe = describe;
-RuleTester.it = it;
-RuleTester.itOnly = it.only;
-
-const root = path.resolve(import.meta.dirname, '../../..');
-const at = (file: string) => path.join(root, file);
-const tester = new RuleTester({ languageOptions: { ecmaVersion: 2022, sourceType: 'module' } });
+const tester = ruleTester();
 const upward = (from: string, to: string) =>
   `src/${from} may not import src/${to}: layers look down only (${LAYERS.join(' → ')})`;
 
