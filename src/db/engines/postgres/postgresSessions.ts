@@ -11,7 +11,7 @@ import { tokenize } from '../../../sql/tokens.js';
 import { RowBudget } from '../../results/resultBudget.js';
 import { jsonValue } from '../../results/jsonText.js';
 import { RowPages } from '../../results/rowPages.js';
-import { assertParses } from './postgresParser.js';
+import { assertParses, type CatalogName } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../../reach/tlsSettings.js';
 import { DATABASES, EXPORTS } from '../../../core/contract.js';
@@ -48,6 +48,17 @@ const ignore = () => {};
 /** A statement over the extended protocol (one statement only, values bound); `queryMode` is not in pg's types. */
 const extended = (text: string, values: unknown[]) =>
   ({ text, values, rowMode: 'array', queryMode: 'extended' }) as pg.QueryArrayConfig;
+
+/** Whether a relation exists: by its schema, or on the session's search path (temporary tables first). */
+const RELATION_EXISTS = `SELECT to_regclass(CASE WHEN $1::text IS NULL THEN quote_ident($2::text)
+  ELSE quote_ident($1::text) || '.' || quote_ident($2::text) END) IS NOT NULL`;
+
+/** Whether a procedure of that name exists: in its schema, or in one on the session's search path. */
+const PROCEDURE_EXISTS = `SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+  WHERE p.prokind = 'p' AND p.proname = $2::text
+  AND (n.nspname = $1::text OR ($1::text IS NULL AND n.nspname = ANY (current_schemas(true)))))`;
+
+const shownName = ({ schema, name }: CatalogName) => (schema === null ? name : `${schema}.${name}`);
 
 /**
  * The two pools of one PostgreSQL connection. Reads use sessions whose default transaction is read only
@@ -90,19 +101,30 @@ export class PostgresSessions implements ServerSessions {
   }
 
   /**
-   * Refuses what PostgreSQL's own parser refuses (no round trip), then, for a statement PREPARE takes,
-   * what the catalogue refuses (a missing table or column, a type that does not fit) with the error the
-   * statement would give when run. It is prepared, which runs nothing, in a read-only transaction on a
-   * write session (where the token's own temporary tables are, as for the write) and deallocated before
-   * the session goes back: a failure closes the session instead.
+   * Refuses what PostgreSQL's own parser refuses (no round trip), then what the catalogue refuses, with
+   * the error the statement would give when run: a statement PREPARE takes (or the one an EXPLAIN wraps)
+   * is prepared, which runs nothing, and deallocated; a table DDL changes and a procedure CALL names must
+   * exist. All of it in a read-only transaction on a write session (where the token's own temporary
+   * tables are, as for the write); a failure closes the session instead of giving it back.
    */
   async check(sql: string, signal: AbortSignal): Promise<void> {
-    if (!(await assertParses(sql)).preparable) return;
+    const { prepare, relations, procedure } = await assertParses(sql);
+    if (prepare === undefined && relations.length === 0 && procedure === undefined) return;
     await this.#session(this.#writes, { signal }, async (client) => {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${DATABASES.introspectionTimeoutMs}`);
-      await client.query(extended(`PREPARE sluice_check AS ${sql}`, []));
-      await client.query('DEALLOCATE sluice_check');
+      if (prepare !== undefined) {
+        await client.query(extended(`PREPARE sluice_check AS ${prepare}`, []));
+        await client.query('DEALLOCATE sluice_check');
+      }
+      for (const relation of relations) {
+        const found = await client.query(extended(RELATION_EXISTS, [relation.schema, relation.name]));
+        if (found.rows[0]?.[0] !== true) throw new DriverFailure('query_failed', `relation "${shownName(relation)}" does not exist`, [], '42P01');
+      }
+      if (procedure !== undefined) {
+        const found = await client.query(extended(PROCEDURE_EXISTS, [procedure.schema, procedure.name]));
+        if (found.rows[0]?.[0] !== true) throw new DriverFailure('query_failed', `procedure ${shownName(procedure)} does not exist`, [], '42883');
+      }
       await client.query('ROLLBACK');
     });
   }
