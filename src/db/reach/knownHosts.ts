@@ -27,9 +27,9 @@ export type HostKeyCheck =
   | { status: 'revoked'; by: KnownKey };
 
 /** One line of a known-hosts file: its names, marker and key, none of them for a comment or a line OpenSSH would not read. */
-export type KnownHostsLine = { text: string; names?: string; marker?: string; key?: Buffer };
+type Line = { text: string; names?: string; marker?: string; key?: Buffer };
 
-export function parseLine(text: string): KnownHostsLine {
+export function parseLine(text: string): Line {
   const fields = text.trim().split(/\s+/);
   const marker = fields[0]?.startsWith('@') ? fields.shift() : undefined;
   const [names, type, base64] = fields;
