@@ -25,9 +25,14 @@ const JSON_TYPES = new Set([114, 3802, 199, 3807]);
 const TYPE_NAMES = new Map(Object.entries(pg.types.builtins).map(([name, oid]) => [oid, name.toLowerCase()]));
 const CURSOR_VERBS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 const ROW_COUNTING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
-/** Rows per FETCH: the first batch is small, later ones grow fourfold up to the largest. */
+/**
+ * Rows per FETCH: the first batch is small, later ones grow fourfold up to the largest, and take about
+ * BATCH_BYTES of the budget at most (at the rows' size so far), so that no batch's rows hold the event
+ * loop for long while they are converted and measured.
+ */
 const FIRST_BATCH = 100;
 const LARGEST_BATCH = 2_000;
+const BATCH_BYTES = 1_048_576;
 
 const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
@@ -147,7 +152,7 @@ export class PostgresSessions implements ServerSessions {
         await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
         for (let batch = FIRST_BATCH; !rows.done; batch = Math.min(batch * 4, LARGEST_BATCH)) {
           if (batch > FIRST_BATCH && performance.now() - started >= options.timeoutMs) throw statementTimeout();
-          const want = Math.min(batch, rows.rowsLeft);
+          const want = rows.nextFetch(batch);
           const result = await guarded(client, rows, () =>
             client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }),
           );
@@ -325,6 +330,13 @@ class BudgetedRows {
 
   get done(): boolean {
     return this.#truncatedBy !== undefined;
+  }
+
+  /** Rows to FETCH next: `batch` at most, and no more than would take about BATCH_BYTES at the rows' size so far. */
+  nextFetch(batch: number): number {
+    const { rows, used } = this.#budget;
+    const byBytes = rows === 0 ? batch : Math.max(1, Math.floor((BATCH_BYTES * rows) / used));
+    return Math.min(batch, byBytes, this.rowsLeft);
   }
 
   /** What the guard lets through for the next batch: twice the budget left (wire text is rarely longer than JSON). */
