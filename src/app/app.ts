@@ -12,6 +12,7 @@ import { TOKENS_FILE, TokenStore } from '../auth/tokenStore.js';
 import { createMethodTable } from '../capabilities/methods.js';
 import { builtinCapabilities, CapabilityRegistry } from '../capabilities/registry.js';
 import type { CapabilityModules } from '../capabilities/types.js';
+import { CustomTools } from '../capabilities/customTools/customTools.js';
 import { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import { SqliteProcessPool, type SqlitePoolSettings, sqlitePoolSettings } from '../db/engines/registry.js';
 import { type SshPlaces, sshPlaces } from '../db/reach/sshTunnel.js';
@@ -77,6 +78,8 @@ export type AppOptions = {
   sqlitePool?: Partial<SqlitePoolSettings>;
   /** The home directory whose `.ssh` SSH tunnels read (config, keys, known hosts): the user's unless a test gives one. */
   sshHome?: string;
+  /** Where the application says what a person must fix (a refused custom tool): standard error unless a test listens. */
+  notice?: (line: string) => void;
 };
 
 export type App = {
@@ -87,6 +90,8 @@ export type App = {
   readonly pairing: PairingService;
   readonly dialogs: ConsentDialogs;
   readonly activity: ActivityLog;
+  /** The custom tools of tools.json. */
+  readonly customTools: CustomTools;
   /** The console, unless the application runs without one. */
   readonly console: ConsoleServer | undefined;
   /** Live children of the supervisor: back to its baseline once every request, code and sheet is done. */
@@ -103,6 +108,8 @@ type Stores = {
   ssh: SshPlaces;
   catalog: ConnectionCatalog;
   registry: CapabilityRegistry;
+  /** The custom tools of tools.json, kept in `registry`. */
+  customTools: CustomTools;
   tokens: TokenStore;
   activity: ActivityLog;
   /** Told of every change the console shows. */
@@ -175,11 +182,21 @@ async function openStores(options: AppOptions): Promise<Stores> {
     changed.notify(entry.action);
   };
   catalog.changes.subscribe((change) => changed.notify(change.type));
-  return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, tokens, activity, changed, audit };
+  const customTools = new CustomTools({
+    dataDir,
+    registry,
+    catalog,
+    clock,
+    notice: options.notice ?? ((line) => process.stderr.write(`sluice: ${line}\n`)),
+    changed: () => changed.notify('tools'),
+  });
+  await customTools.reload();
+  customTools.watch();
+  return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, customTools, tokens, activity, changed, audit };
 }
 
 /** The supervisor, and the actors of requests, subscriptions, consent dialogs and pairing under it. */
-function startActors({ clock, catalog, tokens, changed, audit }: Stores, options: AppOptions): Actors {
+function startActors({ clock, catalog, registry, tokens, changed, audit }: Stores, options: AppOptions): Actors {
   const supervisor = startSupervisor({
     clock,
     childDone: (done) => {
@@ -198,7 +215,7 @@ function startActors({ clock, catalog, tokens, changed, audit }: Stores, options
 
   const serving = { enabled: true };
   const requests = new InflightRequests(supervisor);
-  const subscriptions = new Subscriptions(supervisor, catalog, clock);
+  const subscriptions = new Subscriptions(supervisor, catalog, clock, (listener) => registry.onToolsChanged(listener));
   const dialogs = new ConsentDialogs(supervisor, clock);
   // Revocation is immediate: the token's running requests end with -33002.
   tokens.onRevoke((record) => requests.revoke(record.id));
@@ -350,7 +367,7 @@ function announce(parts: Parts, listening: Listening): () => void {
 
 /** The running application; `stop` ends it in order, once however often it is called. */
 function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => void): App {
-  const { dataDir, tokens, pairing, dialogs, activity, supervisor, catalog } = parts;
+  const { dataDir, tokens, pairing, dialogs, activity, supervisor, catalog, customTools } = parts;
   const { port, control, http, console: consoleServer } = listening;
   let stopped: Promise<void> | undefined;
   return {
@@ -361,6 +378,7 @@ function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => voi
     pairing,
     dialogs,
     activity,
+    customTools,
     console: consoleServer,
     liveActors: () => Object.keys(supervisor.getSnapshot().children).length,
     stop() {
@@ -370,6 +388,7 @@ function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => voi
         await control.close();
         await consoleServer?.close();
         await http.close();
+        await customTools.close();
         await catalog.close();
         supervisor.stop();
         tokens.flush();
