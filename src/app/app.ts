@@ -224,6 +224,7 @@ function startActors({ clock, catalog, registry, tokens, changed, audit }: Store
     tokens,
     clock,
     connections: () => catalog.all(),
+    customToolNames: () => registry.customToolNames(),
     deliver: options.deliver ?? ((url) => deliverCallback(url, clock)),
     audit,
     onPairingRequested: () => {
@@ -282,8 +283,9 @@ function httpDeps(parts: Parts): HttpDeps {
 
 /** The commands of the control socket, which the console's page sends too. */
 function appCommands(parts: Parts): ControlHandlers {
-  const { catalog, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
+  const { catalog, registry, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
   return controlHandlers({
+    customToolNames: () => registry.customToolNames(),
     catalog,
     dataDir,
     ssh,

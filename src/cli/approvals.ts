@@ -90,15 +90,15 @@ function report(result: { ok: true } | Refusal, done: string): void {
   }
 }
 
-/** `sluice approve ID [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90]`: Approve on a sheet or dialog. */
+/** `sluice approve ID [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90] [--tools NAME,NAME]`: Approve on a sheet or dialog. */
 export async function approve(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { ...dataDirOption, level: { type: 'string' }, connections: { type: 'string' }, expires: { type: 'string' } },
+    options: { ...dataDirOption, level: { type: 'string' }, connections: { type: 'string' }, expires: { type: 'string' }, tools: { type: 'string' } },
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length !== 1) throw new UsageError('usage: sluice approve ID [--level L] [--connections all|ID,ID] [--expires D]');
+  if (positionals.length !== 1) throw new UsageError('usage: sluice approve ID [--level L] [--connections all|ID,ID] [--expires D] [--tools NAME,NAME]');
   const params: Record<string, unknown> = { id: positionals[0], ...grantFromOptions(values) };
   const result = (await callControl(supportDirOf(argv), 'approvals.approve', params)) as { ok: true; tokenId?: string } | Refusal;
   const done = result.ok && result.tokenId ? `: token ${result.tokenId} minted, the client has its code` : '';

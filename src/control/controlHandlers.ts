@@ -1,5 +1,5 @@
 import type { ActivityEntry } from '../activity/activityLog.js';
-import { checkGrant } from '../auth/grant.js';
+import { checkGrant, unknownTools } from '../auth/grant.js';
 import type { Lockout, Lockouts } from '../auth/lockouts.js';
 import { type TokenStore, withoutSecrets } from '../auth/tokenStore.js';
 import type { PairingService } from '../runtime/pairingService.js';
@@ -22,6 +22,8 @@ export type ControlDeps = {
   /** Where saved passwords go when the connections are written. */
   secrets: SecretHome;
   tokens: TokenStore;
+  /** The custom tools defined now, which a token's grant may be limited to. */
+  customToolNames(): string[];
   pairing: PairingService;
   dialogs: ConsentDialogs;
   lockouts: Lockouts;
@@ -61,15 +63,18 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
 }
 
 /** `tokens.*`: mint, list and revoke bearer tokens. */
-function tokenCommands({ tokens, clock, audit }: ControlDeps): ControlHandlers {
+function tokenCommands({ tokens, clock, audit, customToolNames }: ControlDeps): ControlHandlers {
   return {
     'tokens.create': (p) => {
+      const grant = checkGrant(p);
+      const unknown = unknownTools(grant.tools, new Set(customToolNames()));
+      if (unknown) throw new Error(unknown);
       const { record, plaintext } = tokens.mint({
         name: text(p.name, 'name'),
         level: 'readOnly',
         connections: 'all',
         expiresInDays: null,
-        ...checkGrant(p),
+        ...grant,
         now: clock.now(),
       });
       audit({ category: 'admin', action: 'token.created', outcome: 'success', tokenId: record.id, tokenName: record.name });
