@@ -327,12 +327,12 @@ async function listenOrClose(parts: Parts, commands: ControlHandlers, control: C
 
 /** What the console shows and answers with, the MCP server being on `port`. */
 function consoleDeps(parts: Parts, commands: ControlHandlers, port: number): ConsoleDeps {
-  const { dataDir, clock, serving, pairing, dialogs, tokens, catalog, activity, lockouts, changed, inspector } = parts;
+  const { dataDir, clock, serving, pairing, dialogs, tokens, catalog, activity, lockouts, changed, inspector, customTools } = parts;
   return {
     access: new ConsoleAccess(dataDir, clock),
     commands,
     state: () =>
-      consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => serving.enabled, pairing, dialogs, tokens, catalog, activity, lockouts }),
+      consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => serving.enabled, pairing, dialogs, tokens, catalog, activity, lockouts, customTools }),
     activity: (query) => activity.list(query),
     onChange: (listener) => changed.subscribe(listener),
     inspector,

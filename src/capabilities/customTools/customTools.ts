@@ -43,6 +43,11 @@ export class CustomTools {
     this.path = join(deps.dataDir, TOOLS_FILE);
   }
 
+  /** The custom tools served now, in the file's order. */
+  names(): string[] {
+    return this.#deps.registry.customToolNames();
+  }
+
   /** The definitions refused by the last read. */
   refusals(): DefinitionRefusal[] {
     return [...this.#refusals];

@@ -41,6 +41,12 @@ export function renderTokens() {
   setEmpty('tokens', state.tokens.length === 0);
 }
 
+/** The token's level and, for a grant of custom tools, those tools (it reaches nothing else: no resources or prompts). */
+function levelCell(token) {
+  const tools = Array.isArray(token.tools) ? h('span', { class: 'cell-sub', 'data-cell': 'tools' }, 'Only ', ...visibleNodes(token.tools.join(', '))) : null;
+  return h('td', { class: 'cell-wrap', 'data-cell': 'level' }, h('span', { class: 'cell-title' }, labelOf(LEVEL_LABELS, token.level)), tools);
+}
+
 function fillTokenRow(row, token, status) {
   const hadFocus = row.contains(document.activeElement);
   const nameId = row._nameId ?? (row._nameId = uid('token-name'));
@@ -56,7 +62,7 @@ function fillTokenRow(row, token, status) {
       h('span', { class: 'cell-title', id: nameId, 'data-cell': 'name' }, visibleNodes(token.name ?? token.id)),
       h('code', { class: 'prefix', 'data-cell': 'prefix', title: 'The token’s first characters' }, `${token.prefix ?? ''}…`),
     ),
-    h('td', { 'data-cell': 'level' }, labelOf(LEVEL_LABELS, token.level)),
+    levelCell(token),
     h('td', { class: 'cell-wrap', 'data-cell': 'connections' }, visibleNodes(allowlist)),
     h('td', { class: 'cell-wrap', 'data-cell': 'client' }, token.clientName ? visibleNodes(token.clientName) : h('span', { class: 'muted' }, '—')),
     h(

@@ -1,0 +1,63 @@
+// The tools picker of the approval sheets: every tool the level allows, or only some custom tools
+// (tools.json). Shown only while custom tools are defined.
+
+import { reconcile } from './reconcile.js';
+import { $, $$, h, uid } from './shared/dom.js';
+import { visibleNodes } from './shared/visible.js';
+
+export function createToolsPicker(idPrefix) {
+  const allId = uid(`${idPrefix}-tools-all`);
+  const picker = h(
+    'fieldset',
+    { class: 'connections-picker', 'data-tools-picker': '', hidden: true },
+    h('legend', {}, 'Tools'),
+    h(
+      'div',
+      { class: 'check' },
+      h('input', { type: 'checkbox', id: allId, checked: true, 'data-all-tools': '' }),
+      h('label', { for: allId }, 'Every tool its level allows'),
+    ),
+    h('div', { class: 'check-list', 'data-tool-list': '', hidden: true }),
+  );
+  const all = $('[data-all-tools]', picker);
+  const list = $('[data-tool-list]', picker);
+  all.addEventListener('change', () => {
+    list.hidden = all.checked;
+    if (!all.checked) $('input', list)?.focus();
+  });
+  return picker;
+}
+
+/** One checkbox per custom tool, keeping those already ticked; the picker hidden when there are none. */
+export function syncToolList(picker, names, idPrefix) {
+  picker.hidden = names.length === 0;
+  reconcile(
+    $('[data-tool-list]', picker),
+    names,
+    (name) => name,
+    (name) => {
+      const id = uid(idPrefix);
+      return h(
+        'div',
+        { class: 'check' },
+        h('input', { type: 'checkbox', id, value: name, 'data-tool-choice': name }),
+        h('label', { for: id }, h('code', {}, visibleNodes(name))),
+      );
+    },
+    () => {},
+  );
+}
+
+/** undefined (every tool the level allows), the ticked names, or null when none is ticked. */
+export function readToolsPicker(picker) {
+  if (picker.hidden || $('[data-all-tools]', picker).checked) return undefined;
+  const names = $$('[data-tool-list] input:checked', picker).map((input) => input.value);
+  return names.length > 0 ? names : null;
+}
+
+/** Sets the picker to what was granted. */
+export function showToolsGrant(picker, tools) {
+  $('[data-all-tools]', picker).checked = !tools;
+  $('[data-tool-list]', picker).hidden = !tools;
+  for (const box of $$('[data-tool-list] input', picker)) box.checked = Boolean(tools?.includes(box.value));
+}
