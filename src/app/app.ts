@@ -191,7 +191,6 @@ async function openStores(options: AppOptions): Promise<Stores> {
     changed: () => changed.notify('tools'),
   });
   await customTools.reload();
-  customTools.watch();
   return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, customTools, tokens, activity, changed, audit };
 }
 
@@ -342,12 +341,14 @@ function consoleDeps(parts: Parts, commands: ControlHandlers, port: number): Con
 }
 
 /**
- * Once listening: warms the SQLite pool, writes the handshake clients find the server by, flushes token
- * use on a timer and raises approval notices. Returns what stops the timer and the notices.
+ * Once listening: warms the SQLite pool, watches tools.json, writes the handshake clients find the
+ * server by, flushes token use on a timer and raises approval notices. Returns what stops the timer and the notices.
  */
 function announce(parts: Parts, listening: Listening): () => void {
-  const { dataDir, sqlite, bridgeToken, clock, tokens, supervisor, options } = parts;
+  const { dataDir, sqlite, bridgeToken, clock, tokens, supervisor, customTools, options } = parts;
   const server = listening.console;
+  // Watched once serving: a start that fails leaves no watcher holding the process open.
+  customTools.watch();
   // Started with the server, so that the first SQLite statement does not wait for a process to start.
   sqlite.warm();
   writeHandshake(dataDir, {

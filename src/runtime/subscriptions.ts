@@ -68,8 +68,12 @@ export class Subscriptions {
     };
   }
 
-  /** What of a request can be honoured: list changes, and schema URIs of connections the caller can see. */
+  /**
+   * What of a request can be honoured: list changes, and schema URIs of connections the caller can see.
+   * A caller limited to custom tools reads no resources, so hears only of the tool list.
+   */
   honour(principal: Principal, requested: { resourcesListChanged?: unknown; resourceSubscriptions?: string[]; toolsListChanged?: unknown }): Honoured {
+    if (principal.tools) return requested.toolsListChanged === true ? { toolsListChanged: true } : {};
     const visible = new Set(this.#visible(principal));
     const uris = (requested.resourceSubscriptions ?? []).filter((uri) =>
       [...visible].some((id) => schemaUri(id) === uri),

@@ -164,6 +164,10 @@ describe.each(engines)('custom tools on %s', (engine: Engine) => {
       const error = expectRpcError(await mcp(app, method, params, { headers }), 403, -33007, 1);
       expect({ method, data: error.data }).toEqual({ method, data: { requiredScopes: ['resources:read'], grantedTools: ['find_author'] } });
     }
+    // Its listen stream hears of the tool list only: no resource list or schema it could not read.
+    const stream = await listen(app, 'narrow', { resourcesListChanged: true, resourceSubscriptions: ['sluice://connections/db/schema'], toolsListChanged: true }, headers);
+    expect((await stream.next()).params.notifications).toEqual({ toolsListChanged: true });
+    await stream.cancel();
   });
 
   it('re-reads the file and tells subscriptions/listen listeners the tool list changed', async () => {
