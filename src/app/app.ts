@@ -282,9 +282,9 @@ function httpDeps(parts: Parts): HttpDeps {
 
 /** The commands of the control socket, which the console's page sends too. */
 function appCommands(parts: Parts): ControlHandlers {
-  const { catalog, registry, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
+  const { catalog, customTools, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
   return controlHandlers({
-    customToolNames: () => registry.customToolNames(),
+    customTools,
     catalog,
     dataDir,
     ssh,

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { challengeFor, createVerifier } from '../../src/pairing/pkce.js';
@@ -7,8 +7,9 @@ import { expectToken, pairingLink, redeem } from '../helpers/pairing.js';
 
 /**
  * Custom tools in the console, in real Chromium (issue 32): the section lists the tools tools.json
- * defines and each refused definition with its line and reason; the approval sheet offers the tools,
- * and a grant limited to one shows on the card and in the token list.
+ * defines and each refused definition with its line and reason; its form defines a tool (refused with
+ * the file's own checks, else written into the file) and removes one; the approval sheet offers the
+ * tools, and a grant limited to one shows on the card and in the token list.
  */
 
 const canRun = chromiumAvailable();
@@ -29,7 +30,7 @@ describe.runIf(canRun)('custom tools in the console (Chromium)', () => {
     await suite.app.customTools.reload();
     const { page } = await suite.open();
     const section = page.locator('#custom-tools');
-    await expect.poll(() => section.locator('[data-custom-tool]').allTextContents(), { timeout: 5_000 }).toEqual(['demo_one']);
+    await expect.poll(() => section.locator('[data-custom-tool] code').allTextContents(), { timeout: 5_000 }).toEqual(['demo_one']);
     expect(await section.locator('[data-refusal]').allTextContents()).toEqual(['line 4: no saved connection has the id "nope"']);
 
     const verifier = createVerifier();
@@ -55,5 +56,35 @@ describe.runIf(canRun)('custom tools in the console (Chromium)', () => {
     );
     const row = page.locator(`tr[data-token-id="${record.id}"]`);
     await expect.poll(async () => (await row.locator('[data-cell="tools"]').textContent())?.trim(), { timeout: 5_000 }).toBe('Only demo_one');
+  });
+
+  it('defines a tool through the form, after the same checks as the file, and removes it', async () => {
+    const session = await suite.open();
+    const { page } = session;
+    const form = page.locator('#custom-tool-form');
+    await form.getByLabel('Name').fill('order_count');
+    await form.getByLabel('Connection').selectOption('demo');
+    await form.getByLabel('Description (what the model reads)').fill('How many orders have this status.');
+    await form.getByLabel('Statement').fill("UPDATE orders SET status = 'paid' WHERE status = :status");
+    await form.getByLabel('Parameters (JSON list, optional)').fill('[{ "name": "status", "type": "string", "enum": ["pending", "paid"] }]');
+    await form.getByRole('button', { name: 'Save tool' }).click();
+    await expect.poll(async () => (await form.locator('[data-error]').textContent())?.trim(), { timeout: 5_000 }).toBe(
+      'kind is read, but the statement is classified write: UPDATE changes data',
+    );
+    expect(await form.getByLabel('Name').inputValue()).toBe('order_count');
+    // The refusal is the command's HTTP 400, which the page shows; nothing else went wrong.
+    expect(session.problems.splice(0).filter((problem) => problem.startsWith('HTTP '))).toEqual([`HTTP 400 for POST ${session.origin}/api/customTools.define`]);
+
+    await form.getByLabel('Statement').fill('SELECT count(*) AS n FROM orders WHERE status = :status');
+    await form.getByRole('button', { name: 'Save tool' }).click();
+    const item = page.locator('#custom-tools [data-custom-tool="order_count"]');
+    await item.waitFor({ timeout: 5_000 });
+    expect(JSON.parse(readFileSync(join(suite.app.dataDir, 'tools.json'), 'utf8')).tools.map((t: { name: string }) => t.name)).toEqual(['demo_one', 'demo_bad', 'order_count']);
+    expect(await form.getByLabel('Name').inputValue()).toBe('');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await item.getByRole('button', { name: 'Remove' }).click();
+    await item.waitFor({ state: 'detached', timeout: 5_000 });
+    expect(JSON.parse(readFileSync(join(suite.app.dataDir, 'tools.json'), 'utf8')).tools.map((t: { name: string }) => t.name)).toEqual(['demo_one', 'demo_bad']);
   });
 });

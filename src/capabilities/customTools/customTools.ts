@@ -5,7 +5,9 @@ import { CUSTOM_TOOLS } from '../../core/contract.js';
 import type { ConnectionCatalog } from '../../db/connections/connectionCatalog.js';
 import type { CapabilityRegistry } from '../registry.js';
 import { customTool } from './customTool.js';
+import { DefinitionError } from './toolDefinition.js';
 import { type DefinitionRefusal, readToolsFile, TOOLS_FILE } from './toolsFile.js';
+import { defineInFile, removeFromFile } from './toolsFileEdits.js';
 
 export type CustomToolsDeps = {
   dataDir: string;
@@ -55,15 +57,56 @@ export class CustomTools {
 
   /** Reads the file now (after any read under way) and applies it. */
   reload(): Promise<void> {
-    // A file that cannot be read at all (permissions) keeps the tools as they were, and says why.
-    this.#reading = this.#reading.then(() => this.#read()).catch((error: unknown) => this.#deps.notice(`${this.path} not read: ${(error as Error).message}`));
+    this.#reading = this.#reading.then(() => this.#read()).catch(this.#unread);
     return this.#reading;
+  }
+
+  /** A file that cannot be read at all (permissions) keeps the tools as they were, and says why. */
+  readonly #unread = (error: unknown) => {
+    this.#deps.notice(`${this.path} not read: ${(error as Error).message}`);
+  }
+
+  /** The built-in tools' names: what no custom tool may be called. */
+  #builtinNames(): Set<string> {
+    const custom = new Set(this.#deps.registry.customToolNames());
+    return new Set([...this.#deps.registry.tools.keys()].filter((name) => !custom.has(name)));
+  }
+
+  /**
+   * Adds a definition to the file (or replaces the one of its name) once it passes the checks, and
+   * reads the file again; a refused one throws an Error with the reason and leaves the file alone.
+   */
+  async define(entry: unknown): Promise<void> {
+    const name = typeof entry === 'object' && entry !== null ? (entry as { name?: unknown }).name : undefined;
+    const others = this.names().filter((other) => other !== name);
+    const context = { taken: new Set([...this.#builtinNames(), ...others]), connection: (id: string) => this.#deps.catalog.get(id) };
+    await this.#edit(() => defineInFile(this.path, entry, context));
+  }
+
+  /** Removes the named definition from the file and reads it again; an Error when it has none. */
+  async remove(name: string): Promise<void> {
+    await this.#edit(async () => {
+      if (!(await removeFromFile(this.path, name))) throw new DefinitionError(`${this.path} defines no tool named ${name}`);
+    });
+  }
+
+  /** One edit of the file, after any read or edit under way, then a read; a refusal is a plain Error. */
+  async #edit(change: () => Promise<void>): Promise<void> {
+    const edited = this.#reading.then(change);
+    // A refused edit changed nothing, so nothing is read again.
+    this.#reading = edited.then(() => this.#read(), () => undefined).catch(this.#unread);
+    try {
+      await edited;
+    } catch (error) {
+      if (error instanceof DefinitionError) throw new Error(error.message, { cause: error });
+      throw error;
+    }
+    await this.#reading;
   }
 
   async #read(): Promise<void> {
     const { registry, catalog } = this.#deps;
-    const custom = new Set(registry.customToolNames());
-    const taken = new Set([...registry.tools.keys()].filter((name) => !custom.has(name)));
+    const taken = this.#builtinNames();
     const { definitions, refusals } = await readToolsFile(this.path, { taken, connection: (id) => catalog.get(id) });
     const said = new Set(this.#refusals.map(refusalLine));
     for (const refusal of refusals) if (!said.has(refusalLine(refusal))) this.#deps.notice(`custom tool refused: ${refusalLine(refusal)}`);

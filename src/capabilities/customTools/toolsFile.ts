@@ -13,7 +13,7 @@ export type DefinitionRefusal = { file: string; line: number; reason: string };
 export type ToolsFileContents = { definitions: ToolDefinition[]; refusals: DefinitionRefusal[] };
 
 /** The file's text; undefined when there is none. A file over the size bound is refused whole. */
-async function textOf(path: string): Promise<string | undefined> {
+export async function textOf(path: string): Promise<string | undefined> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -26,7 +26,7 @@ async function textOf(path: string): Promise<string | undefined> {
 }
 
 /** The `tools` list of the file's JSON; a syntax error names the line it is on. */
-function entriesOf(text: string): unknown[] {
+export function entriesOf(text: string): unknown[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
