@@ -56,6 +56,14 @@ describe.runIf(canRun)('custom tools in the console (Chromium)', () => {
     );
     const row = page.locator(`tr[data-token-id="${record.id}"]`);
     await expect.poll(async () => (await row.locator('[data-cell="tools"]').textContent())?.trim(), { timeout: 5_000 }).toBe('Only demo_one');
+
+    // The token form offers the same choice.
+    const form = page.locator('#token-form');
+    await form.getByLabel('Name').fill('form narrow');
+    await form.locator('[data-all-tools]').uncheck();
+    await form.locator('input[data-tool-choice="demo_one"]').check();
+    await form.getByRole('button', { name: 'Create token' }).click();
+    await expect.poll(() => suite.app.tokens.list().find((t) => t.name === 'form narrow')?.tools, { timeout: 5_000 }).toEqual(['demo_one']);
   });
 
   it('defines a tool through the form, after the same checks as the file, and removes it', async () => {

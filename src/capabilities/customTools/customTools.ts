@@ -21,7 +21,7 @@ export type CustomToolsDeps = {
 };
 
 /** A refusal as one line: `file:line: reason`. */
-export const refusalLine = (refusal: DefinitionRefusal) => `${refusal.file}:${refusal.line}: ${refusal.reason}`;
+const refusalLine = (refusal: DefinitionRefusal) => `${refusal.file}:${refusal.line}: ${refusal.reason}`;
 
 /**
  * The custom tools of `tools.json`, kept in the registry as the file says: read at start, and again once
@@ -120,7 +120,7 @@ export class CustomTools {
   }
 
   /** Reads again once changes stop arriving for the settle time. */
-  settle(): void {
+  #settle(): void {
     const { clock } = this.#deps;
     clock.clearTimeout(this.#settling);
     this.#settling = clock.setTimeout(() => {
@@ -132,10 +132,10 @@ export class CustomTools {
   /** Watches the data folder for the file (an editor often replaces it whole) and the saved connections. */
   watch(): void {
     this.#watcher = watch(this.#deps.dataDir, (_event, name) => {
-      if (name === TOOLS_FILE) this.settle();
+      if (name === TOOLS_FILE) this.#settle();
     });
     this.#stopConnections = this.#deps.catalog.changes.subscribe((change) => {
-      if (change.type === 'connections') this.settle();
+      if (change.type === 'connections') this.#settle();
     });
   }
 

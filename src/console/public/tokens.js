@@ -14,6 +14,7 @@ import { visibleNodes } from './shared/visible.js';
 import { visibleText } from './core/visibleText.js';
 import { state } from './state.js';
 import { showSecret, wireTokenSecret } from './tokenSecret.js';
+import { createToolsPicker, readToolsPicker, syncToolList } from './toolsPicker.js';
 import { labelOf, LEVEL_LABELS, parseExpiry } from './words.js';
 
 function tokenStatus(token) {
@@ -24,6 +25,7 @@ function tokenStatus(token) {
 
 export function renderTokens() {
   syncConnectionList($('#token-form [data-connection-list]'), state.connections, 'token-conn');
+  syncToolList($('#token-form [data-tools-picker]'), state.customTools.names, 'token-tool');
   const list = $('[data-list="tokens"]');
   reconcile(
     list,
@@ -125,6 +127,7 @@ async function revokeToken(token) {
 export function wireTokenForm() {
   const form = $('#token-form');
   wireConnectionsPicker($('[data-connections-picker]', form));
+  $('[data-error="token-create"]', form).before(createToolsPicker('token'));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     setError('token-create', '');
@@ -139,11 +142,17 @@ export function wireTokenForm() {
       setError('token-create', 'Choose at least one connection, or tick “All connections”.');
       return;
     }
+    const tools = readToolsPicker($('[data-tools-picker]', form));
+    if (tools === null) {
+      setError('token-create', 'Choose at least one tool, or tick “Every tool its level allows”.');
+      return;
+    }
     const body = {
       name,
       level: form.elements.level.value,
       connections,
       expiresInDays: parseExpiry(form.elements.expiresInDays.value),
+      ...(tools ? { tools } : {}),
     };
     const submit = $('button[type="submit"]', form);
     submit.disabled = true;
