@@ -1,7 +1,8 @@
 import { CUSTOM_TOOLS, RESULTS } from '../../core/contract.js';
 import { ToolError } from '../../core/errors.js';
-import { classifyStatement } from '../../sql/classify.js';
-import { bindNamedPlaceholders } from '../../sql/namedPlaceholders.js';
+import { classifyStatement, type StatementKind } from '../../sql/classify.js';
+import { type BoundStatement, bindNamedPlaceholders } from '../../sql/namedPlaceholders.js';
+import type { Engine } from '../../db/database.js';
 import { useConnection } from '../connectionArgs.js';
 import { resultSetSchema } from '../resultSet.js';
 import { runStatement } from '../runStatement.js';
@@ -32,6 +33,16 @@ function inputSchemaOf(definition: ToolDefinition): ObjectSchema {
  */
 export function customTool(definition: ToolDefinition): Tool {
   const read = definition.kind === 'read';
+  // The statement as each engine takes it, read once: lexing and classifying 100 KB takes tens of ms.
+  const prepared = new Map<Engine, { bound: BoundStatement; kind: StatementKind; reason: string }>();
+  const prepare = (engine: Engine) => {
+    let statement = prepared.get(engine);
+    if (!statement) {
+      const bound = bindNamedPlaceholders(definition.statement, engine);
+      prepared.set(engine, (statement = { bound, ...classifyStatement(bound.sql, engine) }));
+    }
+    return statement;
+  };
   return {
     name: definition.name,
     title: definition.name,
@@ -44,8 +55,7 @@ export function customTool(definition: ToolDefinition): Tool {
     async run(args, ctx) {
       ctx.progress(0, 1, 'Checking the statement');
       const { connection, db } = useConnection(ctx, definition.connection);
-      const bound = bindNamedPlaceholders(definition.statement, db.engine);
-      const { kind, reason } = classifyStatement(bound.sql, db.engine);
+      const { bound, kind, reason } = prepare(db.engine);
       // Checked when the file was read; a connection since moved to another engine could read it otherwise.
       if (kind === 'destructive' || (read && kind !== 'read')) throw new ToolError('unsupported', `${definition.name}'s statement is now classified ${kind}`);
       return runStatement(ctx, connection, db, {

@@ -62,6 +62,8 @@ export async function readToolsFile(path: string, context: DefinitionContext): P
       contents.refusals.push({ file: path, line, reason: `past the first ${CUSTOM_TOOLS.maxTools} tools` });
       continue;
     }
+    // A turn between definitions: parsing and classifying one statement of 100 KB holds the loop for tens of ms.
+    await new Promise((resolve) => setImmediate(resolve));
     try {
       const definition = await checkDefinition(entry, { ...context, taken });
       taken.add(definition.name);
