@@ -174,12 +174,15 @@ describe.each(engines)('custom tools on %s', (engine: Engine) => {
     const stream = await listen(app, 'tools', { toolsListChanged: true }, full);
     expect((await stream.next()).params.notifications).toEqual({ toolsListChanged: true });
     const count = { ...GOOD[0], name: 'count_books', description: 'Books of one author.', statement: 'SELECT count(*) AS n FROM books WHERE author_id = :author', parameters: [{ name: 'author', type: 'integer' }] };
-    writeFileSync(path, fileText([...GOOD, count]));
+    const firstBooks = { ...count, name: 'first_books', description: 'An author’s first books.', statement: 'SELECT id FROM books WHERE author_id = :author ORDER BY id', max_rows: 2 };
+    writeFileSync(path, fileText([...GOOD, count, firstBooks]));
     await app.customTools.reload();
     expect(await stream.next()).toMatchObject({ method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'tools' } } });
     expect(app.customTools.refusals()).toEqual([]);
     const counted = expectToolSuccess(await callTool(app, 'count_books', { author: 1 }, { headers: full }));
     expect(Number(counted.rows[0][0])).toBe(9);
+    const first = expectToolSuccess(await callTool(app, 'first_books', { author: 1 }, { headers: full }));
+    expect(first).toMatchObject({ rows: [[1], [4]], row_count: 2, is_truncated: true, truncated_reason: 'max_rows' });
     await stream.cancel();
   });
 });
