@@ -44,7 +44,7 @@ function describeEnded(sheet: ApprovalSheet): string {
     `    asked for:     ${sheet.requestedLevel}`,
     ...(granted
       ? [
-        `    granted:       ${granted.level}, connections ${connectionsText(granted.connections)}, expires ${expiryText(granted.expiresInDays)}`,
+        `    granted:       ${granted.level}, connections ${connectionsText(granted.connections)}${granted.tools ? `, only the tools ${visibleText(granted.tools.join(', '))}` : ''}, expires ${expiryText(granted.expiresInDays)}`,
         `    token:         ${granted.tokenId}`,
       ]
       : []),
@@ -60,6 +60,7 @@ function describe(item: ApprovalSheet | ConsentDialog): string {
     `    code goes to:  ${visibleText(sheet.redirect)}`,
     `    asks for:      ${sheet.requestedLevel} (choose ${sheet.levels.join(' | ')})`,
     `    connections:   all, or a subset of ${visibleText(sheet.connections.map((c) => c.id).join(', ')) || '(none saved)'}`,
+    ...(sheet.tools.length > 0 ? [`    tools:         every tool the level allows, or only some of ${visibleText(sheet.tools.join(', '))} (--tools)`] : []),
     `    expires:       ${sheet.expiryChoices.map(expiryText).join(' | ')} (default ${expiryText(sheet.defaultExpiryDays)})`,
     `    time left:     ${sheet.secondsLeft} s`,
   ].join('\n');

@@ -1,14 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { approvals, approve } from '../../src/cli/approvals.js';
 import { callControl } from '../../src/cli/controlClient.js';
 import { expectModernSuccess } from '../helpers/rpcAssertions.js';
 import { expectToken, listToolsWith, openPairing, type PairingApp, pairAndApprove, redeem, startPairingApp } from '../helpers/pairing.js';
 
 /**
  * Grants of custom tools (issue 32) where a person gives them: the approval sheet (which offers the
- * tools defined) and `tokens.create` on the control socket (`sluice tokens create --tools`). A name
- * that is not a custom tool defined now is refused.
+ * tools defined), `sluice approvals` / `sluice approve --tools`, and `tokens.create` on the control
+ * socket (`sluice tokens create --tools`). A name that is not a custom tool defined now is refused.
  */
 
 const TOOLS = {
@@ -28,7 +29,31 @@ afterEach(() => h.app.dispose());
 
 const listedNames = async (token: string) => expectModernSuccess(await listToolsWith(h.app, token)).tools.map((tool: { name: string }) => tool.name);
 
+/** What a command of the terminal prints on standard output. */
+async function printed(command: () => Promise<void>): Promise<string[]> {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    await command();
+  } finally {
+    spy.mockRestore();
+  }
+  return written.join('').split('\n');
+}
+
 describe('a grant of custom tools', () => {
+  it('is offered by sluice approvals, given with sluice approve --tools, and shown once granted', async () => {
+    const { sheet } = openPairing(h);
+    const waiting = await printed(() => approvals(['--data-dir', h.app.dataDir]));
+    expect(waiting).toContain('    tools:         every tool the level allows, or only some of demo_one, demo_two (--tools)');
+    await printed(() => approve([sheet.id, '--tools', 'demo_one', '--data-dir', h.app.dataDir]));
+    const ended = await printed(() => approvals(['--all', '--data-dir', h.app.dataDir]));
+    expect(ended).toContain('    granted:       readWrite, connections all, only the tools demo_one, expires 30 d');
+  });
+
   it('is offered on the approval sheet, and the token it mints lists only those tools', async () => {
     const { sheet } = openPairing(h);
     expect(sheet.tools).toEqual(['demo_one', 'demo_two']);
