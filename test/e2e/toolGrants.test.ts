@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { printed } from '../helpers/cli.js';
 import { approvals, approve } from '../../src/cli/approvals.js';
 import { callControl } from '../../src/cli/controlClient.js';
 import { expectModernSuccess } from '../helpers/rpcAssertions.js';
@@ -29,28 +30,13 @@ afterEach(() => h.app.dispose());
 
 const listedNames = async (token: string) => expectModernSuccess(await listToolsWith(h.app, token)).tools.map((tool: { name: string }) => tool.name);
 
-/** What a command of the terminal prints on standard output. */
-async function printed(command: () => Promise<void>): Promise<string[]> {
-  const written: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    written.push(String(chunk));
-    return true;
-  });
-  try {
-    await command();
-  } finally {
-    spy.mockRestore();
-  }
-  return written.join('').split('\n');
-}
-
 describe('a grant of custom tools', () => {
   it('is offered by sluice approvals, given with sluice approve --tools, and shown once granted', async () => {
     const { sheet } = openPairing(h);
-    const waiting = await printed(() => approvals(['--data-dir', h.app.dataDir]));
+    const waiting = (await printed(() => approvals(['--data-dir', h.app.dataDir]))).split('\n');
     expect(waiting).toContain('    tools:         every tool the level allows, or only some of demo_one, demo_two (--tools)');
     await printed(() => approve([sheet.id, '--tools', 'demo_one', '--data-dir', h.app.dataDir]));
-    const ended = await printed(() => approvals(['--all', '--data-dir', h.app.dataDir]));
+    const ended = (await printed(() => approvals(['--all', '--data-dir', h.app.dataDir]))).split('\n');
     expect(ended).toContain('    granted:       readWrite, connections all, only the tools demo_one, expires 30 d');
   });
 

@@ -1,30 +1,19 @@
 // The tools picker of the approval sheets: every tool the level allows, or only some custom tools
 // (tools.json). Shown only while custom tools are defined.
 
+import { allOrSomeFieldset, wireAllOrSome } from './allOrSome.js';
 import { reconcile } from './reconcile.js';
 import { $, $$, h, uid } from './shared/dom.js';
 import { visibleNodes } from './shared/visible.js';
 
 export function createToolsPicker(idPrefix) {
-  const allId = uid(`${idPrefix}-tools-all`);
-  const picker = h(
-    'fieldset',
-    { class: 'connections-picker', 'data-tools-picker': '', hidden: true },
-    h('legend', {}, 'Tools'),
-    h(
-      'div',
-      { class: 'check' },
-      h('input', { type: 'checkbox', id: allId, checked: true, 'data-all-tools': '' }),
-      h('label', { for: allId }, 'Every tool its level allows'),
-    ),
-    h('div', { class: 'check-list', 'data-tool-list': '', hidden: true }),
-  );
-  const all = $('[data-all-tools]', picker);
-  const list = $('[data-tool-list]', picker);
-  all.addEventListener('change', () => {
-    list.hidden = all.checked;
-    if (!all.checked) $('input', list)?.focus();
+  const picker = allOrSomeFieldset(`${idPrefix}-tools`, {
+    legend: 'Tools',
+    allLabel: 'Every tool its level allows',
+    attrs: { picker: 'data-tools-picker', all: 'data-all-tools', list: 'data-tool-list' },
+    hidden: true,
   });
+  wireAllOrSome(picker, { all: '[data-all-tools]', list: '[data-tool-list]' });
   return picker;
 }
 
