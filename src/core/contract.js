@@ -123,6 +123,23 @@ export const PAGES = frozen({ pageSize: 50, maxCompletionValues: 100 });
 export const TOOL_DECLARATIONS = frozen({ modelBytes: 12 * KIB });
 
 /**
+ * Custom tools (issue 32; docs/catalogue.md, "Custom tools"): the definitions file `tools.json` in the
+ * data folder. A file over `maxFileBytes` is refused whole; past `maxTools` entries the rest are
+ * refused one by one. Names follow MCP's tool-name rule (letters, digits, `_`, `-`, `.`) within
+ * `maxNameChars`; a string argument is at most `maxStringChars` (it may be tested against the
+ * definition's pattern). Edits to the file are read once they have settled for `reloadSettleMs`.
+ */
+export const CUSTOM_TOOLS = frozen({
+  maxFileBytes: 256 * KIB,
+  maxTools: 64,
+  maxNameChars: 64,
+  maxDescriptionChars: 1_024,
+  maxParameters: 32,
+  maxStringChars: 4_096,
+  reloadSettleMs: 250,
+});
+
+/**
  * Cache hints (contract, "Cache hints"): fixed per method; `resources/read` per resource, within bounds.
  * @type {Readonly<Record<string, Readonly<{ ttlMs: number, cacheScope: 'public' | 'private' }>>>}
  */

@@ -403,7 +403,8 @@ describe('the console: pairing sheets in GET /api/state', () => {
     expect(state.now).toBe(clock.now());
     expect(state.server).toEqual({ enabled: true, mcpUrl: app.url });
     expect(app.url).toBe(`http://127.0.0.1:${app.port}/mcp`);
-    expect(Object.keys(state).sort()).toEqual(['clients', 'connections', 'dialogs', 'lockouts', 'now', 'server', 'sheets', 'tokens']);
+    expect(Object.keys(state).sort()).toEqual(['clients', 'connections', 'customTools', 'dialogs', 'lockouts', 'now', 'server', 'sheets', 'tokens']);
+    expect(state.customTools).toEqual({ file: join(app.dataDir, 'tools.json'), names: [], refusals: [] });
   });
 
   it('an opened pairing link is a sheet awaitingApproval, with secondsLeft and expiresAt on the app’s clock', async () => {
@@ -418,6 +419,7 @@ describe('the console: pairing sheets in GET /api/state', () => {
       requestedLevel: 'fullAccess',
       levels: ['readOnly', 'readWrite', 'fullAccess'],
       connections: [{ id: 'demo', name: 'Demo bookshop' }],
+      tools: [],
       expiryChoices: [null, 1, 7, 30, 90],
       defaultExpiryDays: 30,
       secondsLeft: 300,

@@ -76,6 +76,11 @@ export type EngineModule = {
   fileDatabaseName?(connection: SavedConnection): string;
   /** Connections of this engine share one pool (SQLite's query processes): a token's share is of the pool. */
   sharedPool?: true;
+  /**
+   * Checks a statement with the engine's own parser, without a server (PostgreSQL's, in WebAssembly):
+   * a `DriverFailure` (`invalid_argument`, the parser's message) when it does not parse.
+   */
+  parse?(sql: string): Promise<unknown>;
   /** Booleans are bound as 1 and 0 (SQLite has no boolean type). */
   bindsBooleansAsNumbers?: true;
   /** Why an absent capability is absent, where the generic message would not say enough. */

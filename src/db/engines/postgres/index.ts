@@ -3,6 +3,7 @@ import { serverTarget } from '../../connections/serverTarget.js';
 import { valuesOf } from '../../database.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
 import { PostgresDatabase } from './postgresDatabase.js';
+import { assertParses } from './postgresParser.js';
 import { postgresHealth } from './postgresHealth.js';
 import { postgresIndexAdvice, postgresSlowQueries } from './postgresQueryPerformance.js';
 import { postgresRowSelection } from './postgresRowSelection.js';
@@ -22,6 +23,7 @@ export const postgres: EngineModule = {
     tls: { sql: 'SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl', column: 'version' },
   },
   dialect: SQL_DIALECTS.postgres,
+  parse: assertParses,
   schemaObjects: postgresSchemaObjects,
   statistics: { tables: postgresTableStatistics, database: postgresDatabaseStatistics },
   health: postgresHealth,
