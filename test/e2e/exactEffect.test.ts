@@ -137,6 +137,11 @@ describe.each(engines)('the exact effect on %s', (engine) => {
     const effect = await exactEffect(db, { sql: 'UPDATE books SET title = title', params: [] }, never);
     expect(effect).toMatchObject({ rows: 24, basis: 'exact' });
     expect((effect as ExactEffect).changes).toHaveLength(DATABASES.rehearsalRowsShown);
+    // An INSERT's rows come back through RETURNING: every one counted, the first shown.
+    const copied = await exactEffect(db, { sql: 'INSERT INTO books (id, author_id, title, price) SELECT id + 1000, author_id, title, price FROM books', params: [] }, never);
+    expect(copied).toMatchObject({ rows: 24, basis: 'exact' });
+    expect((copied as ExactEffect).changes.map((c) => [c.before, typeof c.after?.[0]])).toEqual(Array(DATABASES.rehearsalRowsShown).fill([null, 'number']));
+    expect(await read('SELECT count(*) FROM books WHERE id > 1000')).toEqual([[0]]);
   });
 
   it('a write that could escape its transaction or reach another table is not tried: the estimate, saying why', async () => {

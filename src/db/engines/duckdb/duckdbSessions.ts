@@ -261,7 +261,10 @@ async function returnedRows(result: DuckDBResult, maxRows: number, step: Step) {
   const rows: unknown[][] = [];
   let count = 0;
   for (let chunk = await step(() => result.fetchChunk()); chunk && chunk.rowCount > 0; chunk = await step(() => result.fetchChunk())) {
-    for (const row of rowsOf(chunk, columns.length, toJson)) if (rows.length < maxRows) rows.push(row);
+    for (const row of rowsOf(chunk, columns.length, toJson)) {
+      if (rows.length === maxRows) break;
+      rows.push(row);
+    }
     count += chunk.rowCount;
     chunk.reset();
   }
