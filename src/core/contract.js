@@ -219,8 +219,8 @@ export const DATABASES = frozen({
    */
   effectPreviewTimeoutMs: 1.5 * SECOND,
   /**
-   * Chosen: a write's dialog first tries the write in a transaction that is rolled back, each of its
-   * statements stopped by the database past this long (docs/console.md, "The exact effect").
+   * Chosen: a write's dialog first tries the write in a transaction that is rolled back, stopped by the
+   * database past this long in all (docs/console.md, "The exact effect").
    */
   rehearsalBudgetMs: 2 * SECOND,
   /**

@@ -194,14 +194,18 @@ export class PostgresSessions implements ServerSessions {
 
   /**
    * A write tried once (rehearsal.js) on a write session, in a transaction always rolled back: its
-   * `statement_timeout` is the budget and its `lock_timeout` the lock wait, both set for the transaction only.
+   * `lock_timeout` is the lock wait, and each statement's `statement_timeout` what is left of the budget,
+   * all set for the transaction only.
    */
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
     return this.#session(this.#writes, { signal }, async (client) => {
+      const started = performance.now();
       await client.query('BEGIN');
-      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(plan.budgetMs)}`);
       await client.query(`SET LOCAL lock_timeout = ${Math.ceil(plan.lockWaitMs)}`);
       const run: RehearsalRun = async (sql, params, maxRows) => {
+        const left = Math.ceil(plan.budgetMs - (performance.now() - started));
+        if (left <= 0) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: CANCELED });
+        await client.query(`SET LOCAL statement_timeout = ${left}`);
         const options = { params, maxRows, maxBytes: RESULTS.defaultBytes, timeoutMs: plan.budgetMs, signal };
         const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
         const result = await guarded(client, rows, () => client.query(extended(sql, params)));
