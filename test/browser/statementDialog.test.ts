@@ -87,7 +87,7 @@ describe.runIf(canRun)('the statement dialog in Chromium', () => {
     const { page } = await suite.open();
     const writer = mintToken(suite.app, `Changes token ${unique()}`, 'readWrite');
     const client = `Changes client ${unique()}`;
-    const pending = callTool(suite.app, 'execute_query', { connection_id: 'demo', sql: 'UPDATE genres SET name = name || ? WHERE id <= 2', params: ['\u200B!'] }, {
+    const pending = callTool(suite.app, 'execute_query', { connection_id: 'demo', sql: 'UPDATE genres SET name = name || ? WHERE id <= 2', params: ['\u202E\u200B\u{E0041}\u001b!'] }, {
       headers: writer.headers,
       extraMeta: { 'io.modelcontextprotocol/clientInfo': { name: client, version: '1.0.0' } },
     });
@@ -107,11 +107,12 @@ describe.runIf(canRun)('the statement dialog in Chromium', () => {
       ['before', '2'],
       ['after', '2'],
     ]);
-    // Only the name changes, and its zero-width space shows as a marked escape, never as itself.
+    // Only the name changes, and its bidi override, zero-width space, tag character and ESC show as marked escapes, never as themselves.
     for (const [i, row] of rows.entries()) expect(row[2]?.startsWith(i % 2 === 1 ? '*"' : '"')).toBe(true);
-    expect(rows[1]?.[2]).toBe(`*${rows[0]?.[2]?.slice(0, -1)}⟨U+200B⟩!"`);
-    expect(await table.locator('[data-changed] .escape').allTextContents()).toEqual(['⟨U+200B⟩', '⟨U+200B⟩']);
-    expect(await table.evaluate((el) => el.textContent ?? '')).not.toMatch(/\u200b/);
+    expect(rows[1]?.[2]).toBe(`*${rows[0]?.[2]?.slice(0, -1)}⟨U+202E⟩⟨U+200B⟩⟨U+E0041⟩⟨U+001B⟩!"`);
+    const escaped = ['⟨U+202E⟩', '⟨U+200B⟩', '⟨U+E0041⟩', '⟨U+001B⟩'];
+    expect(await table.locator('[data-changed] .escape').allTextContents()).toEqual([...escaped, ...escaped]);
+    expect(await table.evaluate((el) => el.textContent ?? '')).not.toMatch(/[\u202e\u200b\u001b]|\u{E0041}/u);
 
     await card.getByRole('button', { name: 'Deny', exact: true }).click();
     expect(expectToolError(await pending, 'denied')).toBe('denied: the user denied the statement in Sluice');
