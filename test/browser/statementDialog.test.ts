@@ -112,7 +112,10 @@ describe.runIf(canRun)('the statement dialog in Chromium', () => {
     expect(rows[1]?.[2]).toBe(`*${rows[0]?.[2]?.slice(0, -1)}⟨U+202E⟩⟨U+200B⟩⟨U+E0041⟩⟨U+001B⟩!"`);
     const escaped = ['⟨U+202E⟩', '⟨U+200B⟩', '⟨U+E0041⟩', '⟨U+001B⟩'];
     expect(await table.locator('[data-changed] .escape').allTextContents()).toEqual([...escaped, ...escaped]);
-    expect(await table.evaluate((el) => el.textContent ?? '')).not.toMatch(/[\u202e\u200b\u001b]|\u{E0041}/u);
+    const shown = await table.evaluate((el) => el.textContent ?? '');
+    expect(['\u202e', '\u200b', '\u{E0041}', '\u001b'].filter((c) => shown.includes(c))).toEqual([]);
+    // docs/console.md's picture of the table (SLUICE_SCREENSHOTS=docs/screenshots refreshes it).
+    await screenshot(page, 'console-dialog-changes.png');
 
     await card.getByRole('button', { name: 'Deny', exact: true }).click();
     expect(expectToolError(await pending, 'denied')).toBe('denied: the user denied the statement in Sluice');
