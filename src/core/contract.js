@@ -254,6 +254,11 @@ export const SSH = frozen({
   keepaliveMs: 15 * SECOND,
   /** A tunnel with no database session through it for this long is closed (reopened on next use). */
   idleCloseMs: 60 * SECOND,
+  /**
+   * Chosen: the most of a known-hosts file Sluice reads. A larger file refuses the connection rather
+   * than be read in part, which could miss a key it holds or revokes.
+   */
+  maxKnownHostsBytes: 16 * MIB,
 });
 
 /** The application (chosen). */
