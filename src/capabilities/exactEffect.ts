@@ -2,7 +2,7 @@ import { DATABASES } from '../core/contract.js';
 import type { Database, TableDescription } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
 import { engineModule } from '../db/engines/registry.js';
-import type { RehearsalPlan } from '../db/rehearsal.js';
+import type { RehearsalPlan, Rehearsed } from '../db/rehearsal.js';
 import type { EffectPreview } from '../runtime/consentDialogs.js';
 import type { RowSelection } from '../sql/countQuery.js';
 import { escapingCall, insertTried, rowByKey, rowsBefore, selectedTable, type WrittenTable } from '../sql/rehearsalSql.js';
@@ -84,7 +84,7 @@ async function trialOf(db: Database, statement: Statement, signal: AbortSignal, 
 }
 
 /** The changed rows in the dialog's shape: before and after, paired by key (an UPDATE), or one side alone. */
-function exact(verb: Verb, rehearsed: Extract<Awaited<ReturnType<Database['rehearse']>>, { ran: true }>): EffectPreview {
+function exact(verb: Verb, rehearsed: Extract<Rehearsed, { ran: true }>): EffectPreview {
   const changes =
     verb === 'INSERT'
       ? rehearsed.returned.map((after) => ({ before: null, after }))
@@ -108,7 +108,12 @@ export async function exactEffect(
 ): Promise<EffectPreview | undefined> {
   const verb = tokenize(statement.sql, db.engine).find((t) => t.kind === 'word')?.text ?? '';
   if (!TRIED_VERBS.has(verb)) return previewEffect(db, statement, signal);
-  const trial = await trialOf(db, statement, signal, limits);
+  // Reading the table's catalogue can fail too (a privilege, a lost session): the estimate then, saying so.
+  const trial = await trialOf(db, statement, signal, limits).catch((error: unknown): Trial => {
+    signal.throwIfAborted();
+    if (error instanceof DriverFailure) return { notTried: `reading its table's catalogue failed: ${error.message}` };
+    throw error;
+  });
   let why: string;
   if ('notTried' in trial) why = trial.notTried;
   else {

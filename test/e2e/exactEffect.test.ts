@@ -7,6 +7,7 @@ import { DATABASES } from '../../src/core/contract.js';
 import { openDatabase } from '../../src/db/connections/connectionCatalog.js';
 import { type Database as SluiceDatabase, type Engine, valuesOf } from '../../src/db/database.js';
 import { holdInstance } from '../../src/db/engines/duckdb/duckdbInstances.js';
+import { DriverFailure } from '../../src/db/driverFailure.js';
 import type { EffectPreview } from '../../src/runtime/consentDialogs.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 
@@ -202,5 +203,25 @@ describe.each(engines)('the exact effect on %s', (engine) => {
     expect(performance.now() - started).toBeLessThan(300 + DATABASES.effectPreviewTimeoutMs * 2 + 2_000);
     expect(effect).toMatchObject({ notExact: 'trying it took over 0.3 s' });
     expect(Number((await fixture.query("SELECT count(*) FROM books WHERE title = 'slow'"))[0]?.[0])).toBe(0);
+  });
+
+  it("a catalogue that cannot be read leaves the write untried, and the dialog says why: the consent is still asked", async () => {
+    // The same database, but its catalogue refuses to describe a table (methods bound: the drivers keep private fields).
+    const refusing = new Proxy(db, {
+      get(target, property) {
+        if (property === 'describeTable') {
+          return async () => {
+            throw new DriverFailure('query_failed', 'permission denied for table books');
+          };
+        }
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    expect(await exactEffect(refusing, { sql: 'DELETE FROM books WHERE id = 1', params: [] }, never)).toEqual({
+      rows: 1,
+      basis: 'counted',
+      notExact: "reading its table's catalogue failed: permission denied for table books",
+    });
   });
 });
