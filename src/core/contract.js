@@ -236,6 +236,20 @@ export const DATABASES = frozen({
    */
   effectPreviewTimeoutMs: 1.5 * SECOND,
   /**
+   * Chosen: a write's dialog first tries the write in a transaction that is rolled back, stopped by the
+   * database past this long in all (docs/console.md, "The exact effect").
+   */
+  rehearsalBudgetMs: 2 * SECOND,
+  /**
+   * Chosen: how long that try waits for another session's lock before it gives up and the dialog falls
+   * back to the estimate. MySQL's `innodb_lock_wait_timeout` counts whole seconds, 1 at least: there it
+   * is 1 s (`rehearsalLockWaitSecondsMysql`).
+   */
+  rehearsalLockWaitMs: 200,
+  rehearsalLockWaitSecondsMysql: 1,
+  /** Chosen: the changed rows a write's dialog shows, before and after; the count is always whole. */
+  rehearsalRowsShown: 20,
+  /**
    * Chosen: `table_statistics` on SQLite counts its tables' rows exactly for at most this long in all,
    * the query process stopping a count that runs past it; a table not counted in time gets
    * sqlite_stat1's estimate, marked as one (docs/limits.md, "Schema, statistics and performance tools").

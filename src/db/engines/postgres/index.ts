@@ -9,6 +9,7 @@ import { postgresIndexAdvice, postgresSlowQueries } from './postgresQueryPerform
 import { postgresRowSelection } from './postgresRowSelection.js';
 import { postgresSchemaObjects } from './postgresSchemaObjects.js';
 import { postgresDatabaseStatistics, postgresTableStatistics } from './postgresStatistics.js';
+import { postgresTableEscapes } from './postgresTableEscapes.js';
 
 /** PostgreSQL, through `pg`: every capability Sluice has. */
 export const postgres: EngineModule = {
@@ -29,6 +30,7 @@ export const postgres: EngineModule = {
   health: postgresHealth,
   performance: { slowQueries: postgresSlowQueries, queryIndexAdvice: postgresIndexAdvice, workloadIndexAdvice: postgresIndexAdvice },
   effects: {
+    tableEscapes: postgresTableEscapes,
     rowSelection: postgresRowSelection,
     async plannedRows(db, select, params, signal, timeoutMs) {
       const result = await db.read(`EXPLAIN (FORMAT JSON) ${select}`, { params, maxRows: 100, timeoutMs, signal });

@@ -14,7 +14,8 @@ import { RowPages } from '../../results/rowPages.js';
 import { assertParses, type CatalogName } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../../reach/tlsSettings.js';
-import { DATABASES, EXPORTS } from '../../../core/contract.js';
+import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
+import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
@@ -25,6 +26,9 @@ const JSON_TYPES = new Set([114, 3802, 199, 3807]);
 const TYPE_NAMES = new Map(Object.entries(pg.types.builtins).map(([name, oid]) => [oid, name.toLowerCase()]));
 const CURSOR_VERBS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 const ROW_COUNTING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+/** query_canceled (past `statement_timeout`, as its message says) and lock_not_available (past `lock_timeout`). */
+const CANCELED = '57014';
+const LOCK_NOT_AVAILABLE = '55P03';
 /**
  * Rows per FETCH: the first batch is small, later ones grow fourfold up to the largest, and take about
  * BATCH_BYTES of the budget at most (at the rows' size so far), so that no batch's rows hold the event
@@ -212,6 +216,39 @@ export class PostgresSessions implements ServerSessions {
       await client.query('COMMIT');
       const affected = ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0;
       return rows.resultSet(affected);
+    });
+  }
+
+  /**
+   * A write tried once (rehearsal.js) on a write session, in a transaction always rolled back: its
+   * `lock_timeout` is the lock wait, and each statement's `statement_timeout` what is left of the budget,
+   * all set for the transaction only.
+   */
+  rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    return this.#session(this.#writes, { signal }, async (client) => {
+      const started = performance.now();
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL lock_timeout = ${Math.ceil(plan.lockWaitMs)}`);
+      const run: RehearsalRun = async (sql, params, maxRows) => {
+        const left = Math.ceil(plan.budgetMs - (performance.now() - started));
+        if (left <= 0) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: CANCELED });
+        await client.query(`SET LOCAL statement_timeout = ${left}`);
+        const options = { params, maxRows, maxBytes: RESULTS.defaultBytes, timeoutMs: plan.budgetMs, signal };
+        const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
+        const result = await guarded(client, rows, () => client.query(extended(sql, params)));
+        const set = rows.resultSet(ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0);
+        return { columns: set.columns.map((c) => c.name), rows: set.rows, rowsAffected: set.rowsAffected };
+      };
+      let rehearsed: Rehearsed;
+      try {
+        rehearsed = await rehearseSteps(plan, run);
+      } catch (error) {
+        const { code, message } = error as PgError;
+        if (signal.aborted || !((code === CANCELED && /statement timeout/.test(message)) || code === LOCK_NOT_AVAILABLE)) throw error;
+        rehearsed = { ran: false, stopped: code === CANCELED ? 'time' : 'lock' };
+      }
+      await client.query('ROLLBACK');
+      return rehearsed;
     });
   }
 
