@@ -76,6 +76,11 @@ export type EngineModule = {
   fileDatabaseName?(connection: SavedConnection): string;
   /** Connections of this engine share one pool (SQLite's query processes): a token's share is of the pool. */
   sharedPool?: true;
+  /**
+   * Its driver has `Database.holdRead`: a cut read stays open on its snapshot behind a `next_cursor`.
+   * Without it a cut answer has no next page (the capabilities ask the driver; tests ask this).
+   */
+  holdsReads?: true;
   /** Booleans are bound as 1 and 0 (SQLite has no boolean type). */
   bindsBooleansAsNumbers?: true;
   /** Why an absent capability is absent, where the generic message would not say enough. */

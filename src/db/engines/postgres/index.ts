@@ -26,6 +26,7 @@ export const postgres: EngineModule = {
   statistics: { tables: postgresTableStatistics, database: postgresDatabaseStatistics },
   health: postgresHealth,
   performance: { slowQueries: postgresSlowQueries, queryIndexAdvice: postgresIndexAdvice, workloadIndexAdvice: postgresIndexAdvice },
+  holdsReads: true,
   effects: {
     rowSelection: postgresRowSelection,
     async plannedRows(db, select, params, signal, timeoutMs) {
