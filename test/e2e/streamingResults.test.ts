@@ -58,7 +58,7 @@ describe.each(servers)('results are streamed on %s', (engine) => {
   let nextId = 1;
 
   // Running a statement: a read held open behind its next_cursor (PostgreSQL) runs nothing between pages.
-  const busy = async () => (await busySessions(fixture)) - (await heldSessions(fixture));
+  const busy = async () => (await busySessions(fixture)) - ((await heldSessions(fixture)) ?? 0);
   const query = async (args: Record<string, unknown>) => {
     const id = nextId++;
     return structured(await callTool(app, 'execute_query', { connection_id: 'db', ...args }, { headers, id }), id);

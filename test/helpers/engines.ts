@@ -259,9 +259,11 @@ export async function busySessions(fixture: EngineFixture): Promise<number> {
 
 /**
  * How many of Sluice's sessions hold a read open between pages (behind a `next_cursor`): inside a
- * transaction with no statement running, as the server sees it. Only PostgreSQL holds reads (`holdsReads`).
+ * transaction with no statement running, as PostgreSQL sees it. Undefined where no server can show it
+ * (DuckDB runs in Sluice's process); 0 on the engines that hold no reads (SQLite, MySQL/MariaDB).
  */
-export async function heldSessions(fixture: EngineFixture): Promise<number> {
+export async function heldSessions(fixture: EngineFixture): Promise<number | undefined> {
+  if (fixture.engine === 'duckdb') return undefined;
   if (fixture.engine !== 'postgres') return 0;
   const probe = `SELECT count(*)::int FROM pg_stat_activity
     WHERE application_name = 'sluice' AND datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle in transaction'`;
