@@ -10,7 +10,8 @@ import {
   JsonDuckDBValueConverter,
   ResultReturnType,
 } from '@duckdb/node-api';
-import type { Column, HeldPage, HeldRead, HeldResult, PagedRead, PageOptions, PageReader, ResultSet } from '../../database.js';
+import type { Column, HeldPage, HeldResult, PagedRead, PageReader, ResultSet } from '../../database.js';
+import { HeldPages } from '../../results/heldPages.js';
 import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { duckdbFailureKind } from '../../failureKinds.js';
 import { blobHex, RowBudget } from '../../results/resultBudget.js';
@@ -19,7 +20,7 @@ import type { ServerSessions, StatementOptions } from '../../serverDatabase.js';
 import { cancellable, toWireValue } from '../../results/serverValues.js';
 import type { AppClock } from '../../../core/clock.js';
 import { splitStatements, tokenize, UnreadableSql } from '../../../sql/tokens.js';
-import { EXPORTS, RESULTS } from '../../../core/contract.js';
+import { EXPORTS } from '../../../core/contract.js';
 import { type DuckdbTarget, type HeldInstance, holdInstance } from './duckdbInstances.js';
 
 /**
@@ -300,40 +301,27 @@ type HeldSession = {
 };
 
 /** The rest of a cut read: its connection, its read-only transaction and its streaming result, held. */
-class HeldDuckdbRead implements HeldRead {
+class HeldDuckdbRead extends HeldPages {
   readonly #connection: DuckDBConnection;
   readonly #source: ChunkRows;
-  readonly #rowsAs: StatementOptions['rowsAs'];
   readonly #session: HeldSession;
-  #closing: Promise<void> | undefined;
 
   constructor(connection: DuckDBConnection, source: ChunkRows, rowsAs: StatementOptions['rowsAs'], session: HeldSession) {
+    super(rowsAs);
     this.#connection = connection;
     this.#source = source;
-    this.#rowsAs = rowsAs;
     this.#session = session;
   }
 
-  async next(options: PageOptions): Promise<HeldPage> {
-    if (this.#closing) throw new DriverFailure('not_connected', 'the read was closed');
-    options.signal.throwIfAborted();
-    const page: StatementOptions = { ...options, params: [], maxBytes: options.maxBytes ?? RESULTS.defaultBytes, rowsAs: this.#rowsAs };
-    try {
-      return await this.#session.guard(options, (step) => readPage(this.#source, page, step));
-    } catch (error) {
-      await this.close();
-      throw error;
-    }
+  protected page(page: StatementOptions): Promise<HeldPage> {
+    return this.#session.guard(page, (step) => readPage(this.#source, page, step));
   }
 
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#session.closed();
-      this.#source.release();
-      await this.#connection.run('ROLLBACK').catch(() => {});
-      this.#connection.closeSync();
-    })();
-    return this.#closing;
+  protected async release(): Promise<void> {
+    this.#session.closed();
+    this.#source.release();
+    await this.#connection.run('ROLLBACK').catch(() => {});
+    this.#connection.closeSync();
   }
 }
 

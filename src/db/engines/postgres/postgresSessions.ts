@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
-import type { Column, HeldPage, HeldRead, HeldResult, PagedRead, PageOptions, PageReader, ResultSet } from '../../database.js';
+import type { Column, HeldPage, HeldResult, PagedRead, PageReader, ResultSet } from '../../database.js';
+import { HeldPages } from '../../results/heldPages.js';
 import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { postgresFailureKind } from '../../failureKinds.js';
 import { type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
@@ -14,7 +15,7 @@ import { RowPages } from '../../results/rowPages.js';
 import { assertParses } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../../reach/tlsSettings.js';
-import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
+import { DATABASES, EXPORTS } from '../../../core/contract.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
@@ -417,48 +418,35 @@ type HeldSession = {
 };
 
 /** The rest of a cut read, its session and transaction held; `position` is the rows handed on so far. */
-class HeldPostgresRead implements HeldRead {
+class HeldPostgresRead extends HeldPages {
   readonly #client: pg.PoolClient;
-  readonly #rowsAs: StatementOptions['rowsAs'];
   readonly #session: HeldSession;
   #position: number;
-  #closing: Promise<void> | undefined;
 
   constructor(client: pg.PoolClient, position: number, rowsAs: StatementOptions['rowsAs'], session: HeldSession) {
+    super(rowsAs);
     this.#client = client;
     this.#position = position;
-    this.#rowsAs = rowsAs;
     this.#session = session;
   }
 
-  async next(options: PageOptions): Promise<HeldPage> {
-    if (this.#closing) throw new DriverFailure('not_connected', 'the read was closed');
-    options.signal.throwIfAborted();
-    const page: StatementOptions = { ...options, params: [], maxBytes: options.maxBytes ?? RESULTS.defaultBytes, rowsAs: this.#rowsAs };
-    try {
-      const next = await cancellable(options.signal, () => this.#session.page(page, this.#position), () => this.#session.cancel());
-      this.#position += next.result.rows.length;
-      return next;
-    } catch (error) {
-      // The transaction failed (or was cancelled mid-statement): the session is closed, not reused.
-      await this.#end(error as Error);
-      throw options.signal.aborted ? error : this.#session.failure(error as PgError);
-    }
+  protected async page(page: StatementOptions): Promise<HeldPage> {
+    const next = await cancellable(page.signal, () => this.#session.page(page, this.#position), () => this.#session.cancel());
+    this.#position += next.result.rows.length;
+    return next;
   }
 
-  close(): Promise<void> {
-    return this.#end(undefined);
+  protected override failure(error: unknown): unknown {
+    return this.#session.failure(error as PgError);
   }
 
-  #end(broken: Error | undefined): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#session.closed();
-      let failed = broken;
-      if (!failed) await this.#client.query('ROLLBACK').catch((error: unknown) => (failed = error as Error));
-      this.#client.off('error', ignore);
-      this.#client.release(failed ?? false);
-    })();
-    return this.#closing;
+  /** A failed transaction (or one cancelled mid-statement) closes its session rather than reuse it. */
+  protected async release(broken: Error | undefined): Promise<void> {
+    this.#session.closed();
+    let failed = broken;
+    if (!failed) await this.#client.query('ROLLBACK').catch((error: unknown) => (failed = error as Error));
+    this.#client.off('error', ignore);
+    this.#client.release(failed ?? false);
   }
 }
 
