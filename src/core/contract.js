@@ -201,6 +201,17 @@ export const RESULTS = frozen({
   maxPostgresRowBytes: 32 * MIB,
 });
 
+/**
+ * Reading on (issue 30; decisions.md, "Sessions, slots and answers"): a cut `execute_query` or
+ * `browse_table` read keeps its statement open behind a `next_cursor`, on one session of its
+ * connection's pool, until its last page is read, for at most `idleMs` after its last page.
+ */
+export const RESULT_CURSORS = frozen({
+  idleMs: 5 * MINUTE,
+  perToken: 4,
+  perConnection: 4,
+});
+
 /** Database sessions (chosen; decisions.md, "Pools"). */
 export const DATABASES = frozen({
   connectTimeoutMs: 5 * SECOND,

@@ -29,6 +29,7 @@ export const postgres: EngineModule = {
   statistics: { tables: postgresTableStatistics, database: postgresDatabaseStatistics },
   health: postgresHealth,
   performance: { slowQueries: postgresSlowQueries, queryIndexAdvice: postgresIndexAdvice, workloadIndexAdvice: postgresIndexAdvice },
+  holdsReads: true,
   effects: {
     tableEscapes: postgresTableEscapes,
     rowSelection: postgresRowSelection,
