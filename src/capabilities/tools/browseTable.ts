@@ -4,6 +4,7 @@ import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnect
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { maxBytesProperty, resultSetSchema, toResultSet } from '../resultSet.js';
+import { maxTokensProperty } from '../tokenBudget.js';
 import { defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
@@ -74,6 +75,7 @@ export const browseTable = defineTool({
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
     offset: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
     max_bytes: maxBytesProperty,
+    max_tokens: maxTokensProperty,
   }, ['table']),
   outputSchema: resultSetSchema,
   annotations: readOnlyAnnotations,
