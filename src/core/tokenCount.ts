@@ -1,5 +1,6 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { RESULTS } from './contract.js';
+import { nextTurn } from './nextTurn.js';
 
 /**
  * Tokens of text as a model counts them: o200k_base (GPT-4o's; other models' tokenizers differ by a few
@@ -10,8 +11,6 @@ export const tokensOf = (text: string): number => countTokens(text);
 
 /** Characters counted at once: a longer line is counted in pieces, so that no single count blocks for long. */
 const PIECE = 16_384;
-
-const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * How many of `lines`, joined by line breaks, fit in `budget` tokens, and the tokens they take. Each line
@@ -31,7 +30,7 @@ export async function linesWithin(
   let sliceStart = performance.now();
   const pause = async () => {
     if (performance.now() - sliceStart < RESULTS.tokenSliceMs) return;
-    await yieldTurn();
+    await nextTurn();
     signal?.throwIfAborted();
     sliceStart = performance.now();
   };
