@@ -26,7 +26,8 @@ export const tokenBudgetOf = (args: Record<string, unknown>): number =>
 
 /** Tokens the fence and the longest note take, kept free of the data. */
 function reserveFor(budget: number): number {
-  return tokensOf(fenced('', rowsCutNote(RESULTS.maxRows, budget, true))) + 2;
+  const notes = [rowsCutNote(RESULTS.maxRows, budget, true), valuesCutNote(budget, true, true), partCutNote(RESULTS.catalogRows, RESULTS.catalogRows, 'entries', budget)];
+  return Math.max(...notes.map((note) => tokensOf(fenced('', note)))) + 2;
 }
 
 /**
