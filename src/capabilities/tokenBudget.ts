@@ -32,7 +32,7 @@ function reserveFor(budget: number): number {
 
 /**
  * `structured`'s text within `budget` tokens (o200k_base), fence and note included. A text of no more
- * bytes than the budget fits without counting (a token is at least one byte). A row answer keeps the
+ * bytes than the budget fits without counting (a token is at least one byte). A result set keeps the
  * rows that fit, cut at a row boundary, in its text and in `structuredContent` alike (`row_count`,
  * `is_truncated`, `truncated_reason: max_tokens`); any other answer keeps the lines that fit.
  */
@@ -41,7 +41,9 @@ export async function sizedAnswer(structured: Record<string, unknown>, budget: n
   const reserve = reserveFor(budget);
   if (Buffer.byteLength(text instanceof RawJson ? text.text : text) + reserve <= budget) return { structured, text };
   const rows = structured.rows;
-  if (Array.isArray(structured.columns) && (Array.isArray(rows) || rows instanceof JsonRows)) {
+  // A result set (resultSet.ts: it has the fields a cut sets); a plan's rows (explain_query) are cut as lines.
+  const isResultSet = Array.isArray(structured.columns) && 'row_count' in structured && 'truncated_reason' in structured;
+  if (isResultSet && (Array.isArray(rows) || rows instanceof JsonRows)) {
     return sizedRows(structured, rows, budget, reserve, signal);
   }
   return sizedLines(structured, typeof text === 'string' ? text : resultText(structured), budget, reserve, signal);

@@ -64,6 +64,13 @@ describe('sizedAnswer', () => {
     expect(sized).toEqual({ structured: small, text: resultText(small) });
   });
 
+  it('cuts rows that are not a result set (a plan’s) as lines, its structuredContent as it was', async () => {
+    const plan = { statement_kind: 'read', plan: 'SCAN t', columns: COLUMNS, rows: ROWS };
+    const sized = await sizedAnswer(plan, 1_000);
+    expect(sized.structured).toBe(plan);
+    expect(sized.note).toMatch(/^\[Cut to 1000 tokens: \d+ of \d+ lines shown; more exist\./);
+  });
+
   it('cuts any other answer at a line, saying how many of how many', async () => {
     const tables = { tables: Array.from({ length: 2_000 }, (_, i) => ({ schema: 'main', name: `table_number_${i}`, type: 'table' })) };
     const sized = await sizedAnswer(tables, 1_000);
