@@ -3,6 +3,7 @@ import { JsonRows, valuesOf } from '../db/database.js';
 import { rowText } from '../db/results/valueText.js';
 import { RESULTS } from '../core/contract.js';
 import { linesWithin, tokensOf } from '../core/tokenCount.js';
+import { nextTurn } from '../core/nextTurn.js';
 import { RawJson } from '../protocol/rawJson.js';
 import { fenced } from './dataFence.js';
 import { partCutNote, rowsCutNote, valuesCutNote } from './cutNote.js';
@@ -94,12 +95,15 @@ async function sizedRows(
   signal?: AbortSignal,
 ): Promise<SizedAnswer> {
   const cutFields = { is_truncated: true, truncated_reason: 'max_tokens' };
-  const frame = tokensOf(resultText({ ...structured, rows: [], ...cutFields }));
-  if (frame + reserve > budget) {
-    // Not even the header and the fields fit (thousands of long column names): no row, and the lines that fit.
+  // The header and the fields, counted like the rows (a header of thousands of long names is long).
+  const frameLines = resultText({ ...structured, rows: [], ...cutFields }).split('\n');
+  const frameFit = await linesWithin(frameLines, Math.max(0, budget - reserve), signal);
+  if (frameFit.lines < frameLines.length) {
+    // Not even the header and the fields fit: no row, and the lines that fit.
     const none = { ...structured, rows: [], row_count: 0, ...cutFields };
     return sizedLines(none, resultText(none), budget, reserve, signal);
   }
+  const frame = frameFit.tokens;
   const written = rows instanceof JsonRows && rows.lines !== undefined ? writtenLines(rows.lines) : undefined;
   const values = written ? undefined : valuesOf(rows);
   const ends: number[] = [];
@@ -161,6 +165,8 @@ async function firstRowWithin(row: unknown[], budget: number, signal?: AbortSign
     const code = whole.charCodeAt(keep - 1);
     if (code >= 0xd800 && code <= 0xdbff) keep -= 1;
     current[longest] = whole.slice(0, keep) + (marker ?? `…[cut: ${text.length} characters in all]`);
+    // Each count holds the loop a few ms at most; many of them in a row would add up.
+    await nextTurn();
   }
 }
 

@@ -7,6 +7,7 @@ import { fenced } from '../../../src/capabilities/dataFence.js';
 import { JsonRows } from '../../../src/db/database.js';
 import { rowText } from '../../../src/db/results/valueText.js';
 import { RawJson, toJsonText } from '../../../src/protocol/rawJson.js';
+import { worstLoopDelay } from '../../helpers/loopDelay.js';
 
 /** Rows with values that are hard to cut by hand: brackets and quotes in strings, JSON values, line breaks. */
 const ROWS = Array.from({ length: 400 }, (_, i) => [i, `a "quoted" ] [ value\\ number ${i}`, { nested: [i, [i]] }, `two\nlines ${i}`]);
@@ -80,6 +81,23 @@ describe('sizedAnswer', () => {
     expect(sized.note).toBe(`[Cut to 1000 tokens: ${text.split('\n').length} of ${total} lines shown; more exist. Narrow the call (a schema, a table, a pattern) to see the rest.]`);
     expect(countTokens(fenced(text, sized.note))).toBeLessThanOrEqual(1_000);
     expect(sized.structured).toBe(tables);
+  });
+});
+
+describe('sizedAnswer and the event loop', () => {
+  it('a first row of 16 values of 64 KiB, or a header of 2,000 long names, is sized without holding the loop 50 ms', async () => {
+    const words = (i: number) => `value ${i} `.repeat(6_000).slice(0, 65_000);
+    const heavyRow = { columns: COLUMNS.slice(0, 1), rows: [Array.from({ length: 16 }, (_, i) => words(i))], row_count: 1, is_truncated: false, truncated_reason: 'none' };
+    const names = Array.from({ length: 2_000 }, (_, i) => ({ name: `column ${i} `.repeat(50), type: 'int' }));
+    const wideHeader = { columns: names, rows: [names.map((_, i) => i)], row_count: 1, is_truncated: false, truncated_reason: 'none' };
+    for (const answer of [heavyRow, wideHeader]) {
+      let sized: Awaited<ReturnType<typeof sizedAnswer>> | undefined;
+      const held = await worstLoopDelay(async () => {
+        sized = await sizedAnswer(answer, 20_000);
+      });
+      expect(held).toBeLessThan(50);
+      expect(countTokens(fenced(textOf(sized!.text), sized!.note))).toBeLessThanOrEqual(20_000);
+    }
   });
 });
 
