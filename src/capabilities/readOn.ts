@@ -1,9 +1,11 @@
 import type { Database, PageOptions, ReadOptions, ResultSet, Rows } from '../db/database.js';
-import type { CursorScope } from '../runtime/heldReads.js';
+import type { CursorHandOn, CursorScope } from '../runtime/heldReads.js';
+import type { StatementKind } from '../sql/classify.js';
 import { ToolError } from '../core/errors.js';
 import { RESULT_CURSORS } from '../core/contract.js';
 import { fromDriverError } from './dbErrors.js';
 import { toResultSet } from './resultSet.js';
+import { decidedAnswer, rowsHandedOn, type SizedAnswer, sizedAnswer } from './tokenBudget.js';
 import type { CallContext } from './types.js';
 
 /** The `cursor` argument of execute_query and browse_table. */
@@ -14,33 +16,91 @@ export const cursorProperty = {
   description: `A cut answer’s next_cursor: its next rows, from the same snapshot (open ${RESULT_CURSORS.idleMs / 60_000} min after each page).`,
 } as const;
 
-/** A read's answer and, when it was cut and its engine holds reads, the cursor of its next page. */
-export type ReadAnswer = { result: ResultSet<Rows>; nextCursor?: string };
+/**
+ * A read's answer: its result and, when it was cut and its engine holds reads, the cursor of its next
+ * page; `decided`, its structured content as the token cut left it where the read was held.
+ */
+export type ReadAnswer = { result: ResultSet<Rows>; nextCursor?: string; decided?: Record<string, unknown> };
+
+/** What a read's answer gives the client: the structured content decided at the read, else the result as read (sized on its way out). */
+export const answerOf = (answer: ReadAnswer, kind: StatementKind, executionTimeMs: number): Record<string, unknown> =>
+  answer.decided ?? withCursor(toResultSet(answer.result, kind, executionTimeMs), answer.nextCursor);
 
 /**
- * Runs one read. Where the engine holds reads (`Database.holdRead`), a read cut by its rows or bytes
- * stays open behind a cursor for `scope`; `statement` is what a call that reads on may repeat (the
- * SQL, or browse_table's selection). Elsewhere the read runs as always and its cut answer has no cursor.
+ * The token cut of a held read's page (tokenBudget.ts, the one cut of every answer), decided where the
+ * read is held, so that the next page starts right after the last row the client receives, whichever
+ * cut (`max_rows`, `max_bytes`, `max_tokens`) left the rest out. The page is sized without a cursor when
+ * the driver read it all; when rows remain, with the cursor its answer will carry, whose line counts too.
  */
-export async function readHeld(ctx: CallContext, db: Database, scope: CursorScope, statement: string, sql: string, options: ReadOptions): Promise<ReadAnswer> {
-  if (!db.holdRead) return { result: await db.read(sql, options) };
-  const { result, rest } = await db.holdRead(sql, options);
-  if (!rest) return { result };
-  return { result, nextCursor: await ctx.heldReads.hold(scope, statement, rest, db.sessions) };
+class PageCut {
+  readonly #budget: number;
+  readonly #signal: AbortSignal;
+  readonly #started = performance.now();
+  #sized: SizedAnswer | undefined;
+
+  constructor(budget: number, signal: AbortSignal) {
+    this.#budget = budget;
+    this.#signal = signal;
+  }
+
+  readonly handOn: CursorHandOn = async (page, more, cursor) => {
+    const structured = toResultSet(page, 'read', performance.now() - this.#started);
+    let sized = more ? undefined : await sizedAnswer(structured, this.#budget, this.#signal);
+    if (sized === undefined || rowsHandedOn(sized) < page.rows.length) sized = await sizedAnswer(withCursor(structured, cursor), this.#budget, this.#signal);
+    this.#sized = sized;
+    return rowsHandedOn(sized);
+  };
+
+  /** The answer of `result`: its cut decided here when it agrees with the read's end (a page that handed on no row is not held). */
+  answered(result: ResultSet<Rows>, nextCursor: string | undefined): ReadAnswer {
+    const sized = this.#sized;
+    const agrees = sized !== undefined && sized.structured.next_cursor === nextCursor;
+    return { result, ...(nextCursor === undefined ? {} : { nextCursor }), ...(agrees ? { decided: decidedAnswer(sized) } : {}) };
+  }
 }
 
 /**
- * The next page of the read `cursor` names, as the tool's answer: `statement`, when the call repeats
- * it, must be the one the cursor reads on. A driver's failure ends the read and is the tool error it maps to.
+ * Runs one read. Where the engine holds reads (`Database.holdRead`), a read cut by its rows, bytes or
+ * tokens (`budget`) stays open behind a cursor for `scope`, its next page starting after the rows the
+ * answer holds; `statement` is what a call that reads on may repeat (the SQL, or browse_table's
+ * selection). Elsewhere the read runs as always, its text cut on its way out, and its cut answer has no cursor.
  */
-export async function readOn(ctx: CallContext, scope: CursorScope, cursor: string, statement: string | undefined, options: PageOptions) {
+export async function readHeld(
+  ctx: CallContext,
+  db: Database,
+  scope: CursorScope,
+  statement: string,
+  sql: string,
+  options: ReadOptions,
+  budget: number,
+): Promise<ReadAnswer> {
+  if (!db.holdRead) return { result: await db.read(sql, options) };
+  const cut = new PageCut(budget, ctx.signal);
+  const reserved = ctx.heldReads.reserve(scope, statement);
+  try {
+    const { result, rest } = await db.holdRead(sql, { ...options, handOn: (page, more) => cut.handOn(page, more, reserved.cursor) });
+    return cut.answered(result, rest ? await ctx.heldReads.hold(reserved, rest, db.sessions) : undefined);
+  } finally {
+    // Held, the cursor is the read's; else its key is free again.
+    ctx.heldReads.unused(reserved);
+  }
+}
+
+/**
+ * The next page of the read `cursor` names, as the tool's answer within `budget` tokens: `statement`,
+ * when the call repeats it, must be the one the cursor reads on. A driver's failure ends the read and is
+ * the tool error it maps to.
+ */
+export async function readOn(ctx: CallContext, scope: CursorScope, cursor: string, statement: string | undefined, options: PageOptions, budget: number) {
   const started = performance.now();
   ctx.progress(0.3, 1, 'Reading on');
-  const page = await ctx.heldReads.next(scope, cursor, statement, options).catch((error: unknown) => {
+  const cut = new PageCut(budget, ctx.signal);
+  const page = await ctx.heldReads.next(scope, cursor, statement, options, cut.handOn).catch((error: unknown) => {
     throw fromDriverError(error);
   });
-  ctx.progress(1, 1, `${page.result.rows.length} row(s)`);
-  return withCursor(toResultSet(page.result, 'read', performance.now() - started), page.nextCursor);
+  const answer = cut.answered(page.result, page.nextCursor);
+  ctx.progress(1, 1, `${(answer.decided?.row_count as number | undefined) ?? page.result.rows.length} row(s)`);
+  return answerOf(answer, 'read', performance.now() - started);
 }
 
 /** A result set's structured content with its `next_cursor`, when it has one. */

@@ -6,10 +6,10 @@ import { DriverFailure } from '../db/driverFailure.js';
 import type { ConsentDetails } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
 import { exactEffect } from './exactEffect.js';
-import { readHeld, withCursor } from './readOn.js';
-import { toResultSet } from './resultSet.js';
+import { answerOf, readHeld, type ReadAnswer } from './readOn.js';
 import type { CursorScope } from '../runtime/heldReads.js';
 import type { CallContext } from './types.js';
+import { RESULTS } from '../core/contract.js';
 
 export type Statement = {
   tool: string;
@@ -25,6 +25,8 @@ export type Statement = {
   consent?: ConsentDetails;
   /** A read cut for its size stays open behind a `next_cursor` for this token, connection and tool (readOn.ts). */
   heldFor?: CursorScope;
+  /** The answer's token budget (`max_tokens`): a held read's cut is decided where it is held. */
+  maxTokens?: number;
 };
 
 /**
@@ -76,12 +78,11 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
       row_count: rowCount,
       outcome,
     });
-  let nextCursor: string | undefined;
+  let held: ReadAnswer | undefined;
   const read = async () => {
     if (!statement.heldFor) return db.read(statement.sql, options);
-    const answer = await readHeld(ctx, db, statement.heldFor, statement.sql, statement.sql, options);
-    nextCursor = answer.nextCursor;
-    return answer.result;
+    held = await readHeld(ctx, db, statement.heldFor, statement.sql, statement.sql, options, statement.maxTokens ?? RESULTS.defaultTokens);
+    return held.result;
   };
   const run = (kind: StatementKind) => (kind === 'read' ? read() : db.write(statement.sql, options));
   const failed = (error: unknown, kind: StatementKind) => {
@@ -103,5 +104,5 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   record('success', result.rows.length, kind);
   if (kind === 'ddl' || kind === 'destructive') ctx.catalog.changes.emit({ type: 'schema', connectionId: connection.id });
   ctx.progress(1, 1, kind === 'read' ? `${result.rows.length} row(s)` : `${result.rowsAffected} row(s) affected`);
-  return withCursor(toResultSet(result, kind, performance.now() - started), nextCursor);
+  return answerOf(kind === 'read' && held ? held : { result }, kind, performance.now() - started);
 }

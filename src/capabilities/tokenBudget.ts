@@ -31,13 +31,28 @@ function reserveFor(budget: number): number {
   return Math.max(...notes.map((note) => tokensOf(fenced('', note)))) + 2;
 }
 
+/** Answers sized where their read stays open (readOn.ts: the cut decides where the next page starts), by their structured content. */
+const decided = new WeakMap<object, SizedAnswer>();
+
+/** `sized`'s structured content, remembered as sized: `sizedAnswer` of it is `sized` itself, not a second cut. */
+export function decidedAnswer(sized: SizedAnswer): Record<string, unknown> {
+  decided.set(sized.structured, sized);
+  return sized.structured;
+}
+
+/** Rows a sized result set hands on. */
+export const rowsHandedOn = (sized: SizedAnswer): number => sized.structured.row_count as number;
+
 /**
- * `structured`'s text within `budget` tokens (o200k_base), fence and note included. A text of no more
+ * `structured`'s text within `budget` tokens (o200k_base), fence and note included (an answer sized
+ * already, `decidedAnswer`, is taken as it was). A text of no more
  * bytes than the budget fits without counting (a token is at least one byte). A result set keeps the
  * rows that fit, cut at a row boundary, in its text and in `structuredContent` alike (`row_count`,
  * `is_truncated`, `truncated_reason: max_tokens`); any other answer keeps the lines that fit.
  */
 export async function sizedAnswer(structured: Record<string, unknown>, budget: number, signal?: AbortSignal): Promise<SizedAnswer> {
+  const already = decided.get(structured);
+  if (already) return already;
   const text = resultContentText(structured);
   const reserve = reserveFor(budget);
   if (Buffer.byteLength(text instanceof RawJson ? text.text : text) + reserve <= budget) return { structured, text };

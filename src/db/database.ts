@@ -69,15 +69,28 @@ export type PageReader = (rows: unknown[][], columns: Column[]) => Promise<void>
 /** How a paged read ended: its columns, the rows handed on, and why it stopped short, as a ResultSet says. */
 export type PagedRead = Omit<ResultSet, 'rows' | 'rowsAffected'> & { rows: number; cellsCut: number };
 
-/** What one page of a held read may take, as `ReadOptions` says. */
-export type PageOptions = Pick<ReadOptions, 'maxRows' | 'maxBytes' | 'timeoutMs' | 'signal'>;
+/**
+ * How many of a held read's page rows its reader hands on (the token budget may keep fewer than the
+ * driver read); `more` when the driver left rows unread after the page. The rows not handed on start the
+ * next page. Absent, every row of the page is handed on.
+ */
+export type HandOn = (page: ResultSet<Rows>, more: boolean) => Promise<number>;
+
+/** What one page of a held read may take, as `ReadOptions` says, and how many of its rows leave (`handOn`). */
+export type PageOptions = Pick<ReadOptions, 'maxRows' | 'maxBytes' | 'timeoutMs' | 'signal'> & { handOn?: HandOn };
+
+/** `ReadOptions` of a held read's first page, and how many of its rows leave. */
+export type HoldOptions = ReadOptions & Pick<PageOptions, 'handOn'>;
 
 /**
  * The rest of a read whose first page was cut (`Database.holdRead`): its statement stays open on one
  * session of the connection's pool, in a read-only transaction that sees one snapshot, until `close`.
  */
 export type HeldRead = {
-  /** The rows after those handed on so far, as many as `options` take, and whether rows remain after them. */
+  /**
+   * The rows after those handed on so far, as many as `options` take, and whether rows remain after
+   * those of them `options.handOn` hands on (read or not yet read).
+   */
   next(options: PageOptions): Promise<HeldPage>;
   /** Ends the statement and its transaction and gives the session back; once, however often it is called. */
   close(): Promise<void>;
@@ -85,10 +98,10 @@ export type HeldRead = {
   closedBecause?(): string | undefined;
 };
 
-/** One page of a held read; `more` when rows were left out of it (not only columns or cut values). */
+/** One page of a held read; `more` when rows remain after those handed on (not only columns or cut values). */
 export type HeldPage = { result: ResultSet; more: boolean };
 
-/** A read's first page and, when rows were left out of it, the rest of the read, held. */
+/** A read's first page and, when rows remain after those handed on, the rest of the read, held. */
 export type HeldResult = { result: ResultSet<Rows>; rest?: HeldRead };
 
 /** How explain runs: `analyze` executes a read in a transaction that is rolled back, within `timeoutMs`. */
@@ -173,11 +186,12 @@ export interface Database {
    */
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
   /**
-   * `read`, except that a result cut by `maxRows` or its byte budget keeps its statement open (`rest`),
-   * so that its next rows come from the same snapshot, not from running it again. Absent on an engine
-   * that cannot hold a read: its cut answers have no next page.
+   * `read`, except that a result cut by `maxRows`, its byte budget or its reader (`options.handOn`: the
+   * token budget) keeps its statement open (`rest`), so that its next rows come from the same snapshot,
+   * not from running it again, starting with the first row not handed on. Absent on an engine that
+   * cannot hold a read: its cut answers have no next page.
    */
-  holdRead?(sql: string, options: ReadOptions): Promise<HeldResult>;
+  holdRead?(sql: string, options: HoldOptions): Promise<HeldResult>;
   /** Runs one statement that writes, once the user has consented to exactly this statement. */
   write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>>;

@@ -9,7 +9,9 @@ import {
   type ExplainOptions,
   type Explanation,
   type HeldResult,
+  type HoldOptions,
   type PagedRead,
+  type PageOptions,
   type PageReader,
   type ReadOptions,
   type ResultSet,
@@ -31,13 +33,16 @@ export type StatementOptions = {
   signal: AbortSignal;
 };
 
+/** `StatementOptions` of a held read's first page, and how many of its rows leave (`Database.holdRead`). */
+export type HeldStatementOptions = StatementOptions & Pick<PageOptions, 'handOn'>;
+
 /** A server's read and write sessions, as its driver keeps them. */
 export type ServerSessions = {
   check(sql: string, signal: AbortSignal): Promise<void>;
   read(sql: string, options: StatementOptions): Promise<ResultSet>;
   readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead>;
   /** `Database.holdRead`; absent where the driver cannot hold a read open between calls. */
-  holdRead?(sql: string, options: StatementOptions): Promise<HeldResult>;
+  holdRead?(sql: string, options: HeldStatementOptions): Promise<HeldResult>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
   close(): Promise<void>;
@@ -120,7 +125,7 @@ export abstract class ServerDatabase implements Database {
   }
 
   /** `Database.holdRead` for an engine whose sessions hold reads (PostgreSQL); else the read whole, with no rest. */
-  protected async holdOn(sql: string, options: ReadOptions): Promise<HeldResult> {
+  protected async holdOn(sql: string, options: HoldOptions): Promise<HeldResult> {
     const sessions = await this.#use();
     if (!sessions.holdRead) return { result: await sessions.read(sql, statementOptions(options)) };
     return sessions.holdRead(sql, statementOptions(options));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { childOf, heldReadId, type Supervisor } from '../../machines/supervisor.js';
-import type { HeldRead, PageOptions, ResultSet } from '../db/database.js';
+import type { HandOn, HeldRead, PageOptions, ResultSet, Rows } from '../db/database.js';
 import { TextSeal } from '../protocol/textSeal.js';
 import { ActorKeys } from './actorKeys.js';
 import type { AppClock } from '../core/clock.js';
@@ -13,6 +13,15 @@ export type CursorScope = { principalId: string; connectionKey: string; tool: st
 /** A page read on with a cursor, and the cursor of the page after it when rows remain. */
 export type ReadOn = { result: ResultSet; nextCursor?: string };
 
+/**
+ * How many of a page's rows its reader hands on, told the cursor the answer would carry if rows remain
+ * after them (the answer is sized with it): `Database.holdRead`'s `handOn`, with the cursor.
+ */
+export type CursorHandOn = (page: ResultSet<Rows>, more: boolean, cursor: string) => Promise<number>;
+
+/** A read not yet held: the cursor its first page carries if `hold` holds it (its answer is sized with it). */
+export type Reserved = { readonly cursor: string };
+
 type Held = CursorScope & {
   key: string;
   /** Tells this read from an earlier one whose actor key it reuses. */
@@ -24,6 +33,9 @@ type Held = CursorScope & {
   reading: boolean;
   closed?: Promise<void>;
 };
+
+/** A read whose cursor was reserved, not yet held. */
+type Reservation = Omit<Held, 'rest'>;
 
 /** What a cursor carries, sealed: [key, nonce, token, connection, tool, page, expires at]. */
 type CursorBody = [string, string, string, string, string, number, number];
@@ -45,6 +57,8 @@ export class HeldReads {
   readonly #clock: AppClock;
   readonly #seal = new TextSeal();
   readonly #open = new Map<string, Held>();
+  /** Reads not yet held, by the cursor they will carry (`reserve`). */
+  readonly #reserved = new Map<string, Reservation>();
   /** Reused keys: see ActorKeys. */
   readonly keys = new ActorKeys(heldReadId);
 
@@ -53,12 +67,32 @@ export class HeldReads {
     this.#clock = clock;
   }
 
+  /** The cursor a read of `sql` for `scope` will carry if it is held (`hold`); one not held gives its key back (`unused`). */
+  reserve(scope: CursorScope, sql: string): Reserved {
+    const reservation: Reservation = { ...scope, key: this.keys.take(), nonce: randomBytes(9).toString('base64url'), sql, page: 1, reading: false };
+    const cursor = this.#cursor(reservation);
+    this.#reserved.set(cursor, reservation);
+    return { cursor };
+  }
+
+  /** A reserved cursor whose read was not held: its key names the next read. */
+  unused(reserved: Reserved): void {
+    const reservation = this.#reserved.get(reserved.cursor);
+    if (!reservation) return;
+    this.#reserved.delete(reserved.cursor);
+    this.keys.reaped(heldReadId(reservation.key));
+  }
+
   /**
-   * Keeps `rest` open behind a cursor, or closes it and refuses (`invalid_argument`) when its token has
-   * `RESULT_CURSORS.perToken` open, or its connection `perConnection` (fewer on a pool of fewer
-   * sessions: one of `sessions` always stays for other statements). Returns the first cursor.
+   * Keeps `rest` open behind the `reserved` cursor, or closes it and refuses (`invalid_argument`) when
+   * its token has `RESULT_CURSORS.perToken` open, or its connection `perConnection` (fewer on a pool of
+   * fewer sessions: one of `sessions` always stays for other statements). Returns the first cursor.
    */
-  async hold(scope: CursorScope, sql: string, rest: HeldRead, sessions: number): Promise<string> {
+  async hold(reserved: Reserved, rest: HeldRead, sessions: number): Promise<string> {
+    const reservation = this.#reserved.get(reserved.cursor);
+    if (!reservation) throw new Error('hold: the cursor was not reserved');
+    this.#reserved.delete(reserved.cursor);
+    const scope: CursorScope = reservation;
     await this.#forgetClosed();
     const open = [...this.#open.values()];
     const ofToken = open.filter((held) => held.principalId === scope.principalId).length;
@@ -71,33 +105,37 @@ export class HeldReads {
           ? `this connection has ${ofConnection} cursors open, the most it holds`
           : undefined;
     if (over) {
+      this.keys.reaped(heldReadId(reservation.key));
       await rest.close();
       throw new ToolError(
         'invalid_argument',
         `the answer was cut and ${over}: read one to its end or let one expire (${minutes(RESULT_CURSORS.idleMs)} after its last page), or ask for fewer rows`,
       );
     }
-    const held: Held = { ...scope, key: this.keys.take(), nonce: randomBytes(9).toString('base64url'), sql, rest, page: 1, reading: false };
+    const held: Held = { ...reservation, rest };
     this.#open.set(held.key, held);
     this.#supervisor.send({
       type: 'read.hold',
       key: held.key,
       input: { principalId: scope.principalId, connectionKey: scope.connectionKey, settle: () => this.#settle(held) },
     });
-    return this.#cursor(held);
+    return reserved.cursor;
   }
 
   /**
    * The next page of the read `cursor` names, for `scope`; `sql`, when given, must be the statement it
-   * reads. The cursor of the page after it comes back while rows remain; the read ends after its last.
+   * reads; `handOn` how many of its rows leave, told the cursor of the page after it. That cursor comes
+   * back while rows remain after them; the read ends after its last.
    */
-  async next(scope: CursorScope, cursor: string, sql: string | undefined, options: PageOptions): Promise<ReadOn> {
+  async next(scope: CursorScope, cursor: string, sql: string | undefined, options: Omit<PageOptions, 'handOn'>, handOn?: CursorHandOn): Promise<ReadOn> {
     const held = this.#heldFor(scope, cursor);
     if (sql !== undefined && sql !== held.sql) throw refused('reads on another statement: leave sql out, or pass the statement it was issued for');
     held.reading = true;
     this.#send(held, 'page');
     try {
-      const { result, more } = await held.rest.next(options);
+      const nextCursor = this.#cursor({ ...held, page: held.page + 1 });
+      const pageHandOn: HandOn | undefined = handOn && ((page, more) => handOn(page, more, nextCursor));
+      const { result, more } = await held.rest.next({ ...options, ...(pageHandOn ? { handOn: pageHandOn } : {}) });
       if (!more) {
         this.#send(held, 'finish');
         await held.closed;
@@ -105,7 +143,7 @@ export class HeldReads {
       }
       held.page += 1;
       this.#send(held, 'page');
-      return { result, nextCursor: this.#cursor(held) };
+      return { result, nextCursor };
     } catch (error) {
       this.#send(held, 'release');
       await held.closed;
@@ -154,7 +192,7 @@ export class HeldReads {
     return held;
   }
 
-  #cursor(held: Held): string {
+  #cursor(held: Reservation): string {
     const body: CursorBody = [held.key, held.nonce, held.principalId, held.connectionKey, held.tool, held.page, this.#clock.now() + RESULT_CURSORS.idleMs];
     return this.#seal.seal(JSON.stringify(body));
   }

@@ -4,7 +4,8 @@ import { callControl } from '../../src/cli/controlClient.js';
 import { engineModule } from '../../src/db/engines/registry.js';
 import { RESULT_CURSORS } from '../../src/core/contract.js';
 import { availableEngines, type EngineFixture, heldSessions, startFixtureApp } from '../helpers/engines.js';
-import { expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
+import { fenceParts } from '../helpers/dataFence.js';
+import { expectModernSuccess, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, type TestApp } from '../helpers/testApp.js';
 
 /**
@@ -149,22 +150,54 @@ describe.each(engines)('reading on from a cut answer on %s', (engine) => {
   it.runIf(holds)('sees the snapshot of its first page through 100,000 rows while another session writes', async () => {
     await numbered(fixture, 'big', 100_000);
     const token = mint('snapshot');
+    // The pages of 10,000 rows are cut further to the default token budget: the next page starts after the last row handed on.
     let page = expectToolSuccess(await query(token, { sql: 'SELECT id, v FROM big ORDER BY id', max_rows: 10_000 }));
+    expect(page).toMatchObject({ is_truncated: true, truncated_reason: 'max_tokens' });
     let seen = ids(page);
     let pages = 1;
     while (page.next_cursor) {
       // Between pages: new rows, and rows not yet read changed, on a session of the fixture's own.
       await fixture.query(`INSERT INTO big (id, v) VALUES (${100_000 + pages}, 'new')`);
-      await fixture.query(`UPDATE big SET v = 'changed' WHERE id IN (${pages * 10_000 + 1}, ${pages * 10_000 + 5_000}, 100000)`);
+      await fixture.query(`UPDATE big SET v = 'changed' WHERE id IN (${seen.length + 1}, ${Math.min(seen.length + 5_000, 99_999)}, 100000)`);
       page = expectToolSuccess(await query(token, { cursor: page.next_cursor, max_rows: 10_000 }));
       expect(page.rows.every((row: unknown[]) => row[1] === `v${String(row[0])}`)).toBe(true);
       seen = seen.concat(ids(page));
       pages += 1;
     }
-    expect(pages).toBe(10);
     expect(seen).toEqual(range(1, 100_000));
-    expect(Number((await fixture.query('SELECT count(*) FROM big'))[0]?.[0])).toBe(100_009);
+    expect(Number((await fixture.query('SELECT count(*) FROM big'))[0]?.[0])).toBe(100_000 + pages - 1);
   }, 120_000);
+
+  it.runIf(holds)('pages an answer cut to max_tokens, read whole by the driver, to its end: every row once, in order', async () => {
+    await numbered(fixture, 'tokens', 400);
+    const token = mint('budget');
+    const call = (tool: string, args: Record<string, unknown>) => callTool(app, tool, { connection_id: 'db', max_tokens: 500, ...args }, { headers: token.headers });
+    for (const [tool, args] of [
+      ['execute_query', { sql: 'SELECT id, v FROM tokens ORDER BY id', max_rows: 1_000 }],
+      ['browse_table', { table: 'tokens', order_by: [{ column: 'id' }], limit: 1_000 }],
+    ] as const) {
+      let response = await call(tool, args);
+      let page = expectToolSuccess(response);
+      let seen: number[] = [];
+      let pages = 0;
+      for (;;) {
+        pages += 1;
+        expect(page.row_count).toBe(page.rows.length);
+        seen = seen.concat(ids(page));
+        if (!page.next_cursor) break;
+        expect(page).toMatchObject({ is_truncated: true, truncated_reason: 'max_tokens' });
+        expect(fenceParts(expectModernSuccess(response).content[0].text).note).toBe(
+          `[Cut to 500 tokens: this answer holds ${page.row_count} row(s); more exist. To read on, call again with next_cursor (the same result, not a re-run); or narrow it (fewer columns, a WHERE) or raise max_tokens (at most 20000).]`,
+        );
+        response = await call(tool, { cursor: page.next_cursor, ...(tool === 'execute_query' ? { max_rows: 1_000 } : { limit: 1_000 }) });
+        page = expectToolSuccess(response);
+      }
+      expect(pages).toBeGreaterThan(3);
+      expect(seen).toEqual(range(1, 400));
+      expect(page).toMatchObject({ is_truncated: false, truncated_reason: 'none' });
+    }
+    expect(await heldNow()).toBe(0);
+  });
 
   it.runIf(holds)('holds at most 4 per token and fewer than the pool per connection; a token’s own newer statement closes its oldest', async () => {
     for (const id of ['db2', 'db3']) await callControl(app.dataDir, 'connections.add', { ...fixture.connection, id, name: id });

@@ -6,9 +6,9 @@ import { ToolError } from '../../core/errors.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
-import { maxBytesProperty, resultSetSchema, toResultSet } from '../resultSet.js';
-import { cursorProperty, type ReadAnswer, readHeld, readOn, withCursor } from '../readOn.js';
-import { maxTokensProperty } from '../tokenBudget.js';
+import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
+import { answerOf, cursorProperty, type ReadAnswer, readHeld, readOn } from '../readOn.js';
+import { maxTokensProperty, tokenBudgetOf } from '../tokenBudget.js';
 import { type CallContext, defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
@@ -92,14 +92,14 @@ export const browseTable = defineTool({
     const options = { maxRows: limit, maxBytes: args.max_bytes ?? RESULTS.defaultBytes, timeoutMs: RESULTS.defaultTimeoutSeconds * 1_000, signal: ctx.signal };
     // What a call reading on may repeat: the selection, as the client gave it.
     const selection = args.table === undefined ? undefined : JSON.stringify([args.schema, args.table, args.columns, args.filters, args.order_by, args.offset]);
-    if (args.cursor !== undefined) return readOn(ctx, heldFor, args.cursor, selection, options);
+    if (args.cursor !== undefined) return readOn(ctx, heldFor, args.cursor, selection, options, tokenBudgetOf(args));
     if (args.table === undefined || selection === undefined) throw new ToolError('invalid_argument', 'table is required (or cursor, to read on from a cut answer)');
     const request = await browseRequest(db, { ...args, table: args.table }, ctx.signal);
     const started = performance.now();
-    const answer = await browsed(ctx, db, request, limit, { ...options, rowsAs: 'json' as const }, { heldFor, selection }).catch((error: unknown) => {
+    const answer = await browsed(ctx, db, request, limit, { ...options, rowsAs: 'json' as const }, { heldFor, selection, budget: tokenBudgetOf(args) }).catch((error: unknown) => {
       throw fromDriverError(error);
     });
-    return withCursor(toResultSet(answer.result, 'read', performance.now() - started), answer.nextCursor);
+    return answerOf(answer, 'read', performance.now() - started);
   },
 });
 
@@ -147,9 +147,9 @@ function browsed(
   request: Omit<BrowseRequest, 'limit'>,
   limit: number,
   options: ReadOptions,
-  held: { heldFor: CursorScope; selection: string },
+  held: { heldFor: CursorScope; selection: string; budget: number },
 ): Promise<ReadAnswer> {
   if (!db.holdRead) return db.browse({ ...request, limit: limit + 1 }, options).then((result) => ({ result }));
   const { sql, params } = browseSql({ ...request, limit: Number.MAX_SAFE_INTEGER }, engineModule(db.engine).dialect);
-  return readHeld(ctx, db, held.heldFor, held.selection, sql, { ...options, params });
+  return readHeld(ctx, db, held.heldFor, held.selection, sql, { ...options, params }, held.budget);
 }

@@ -5,7 +5,7 @@ import { onConnection, useConnection } from '../connectionArgs.js';
 import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
 import { cursorProperty, readOn, refuseBesideCursor } from '../readOn.js';
 import { runStatement } from '../runStatement.js';
-import { maxTokensProperty } from '../tokenBudget.js';
+import { maxTokensProperty, tokenBudgetOf } from '../tokenBudget.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
 import { defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
@@ -36,7 +36,7 @@ export const executeQuery = defineTool({
     const timeoutMs = (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000;
     if (args.cursor !== undefined) {
       refuseBesideCursor('params', args.params !== undefined);
-      return readOn(ctx, heldFor, args.cursor, args.sql, { maxRows, maxBytes, timeoutMs, signal: ctx.signal });
+      return readOn(ctx, heldFor, args.cursor, args.sql, { maxRows, maxBytes, timeoutMs, signal: ctx.signal }, tokenBudgetOf(args));
     }
     if (args.sql === undefined) throw new ToolError('invalid_argument', 'sql is required (or cursor, to read on from a cut answer)');
     checkSqlSize(args.sql);
@@ -55,6 +55,7 @@ export const executeQuery = defineTool({
       maxBytes,
       timeoutMs,
       heldFor,
+      maxTokens: tokenBudgetOf(args),
     });
   },
 });

@@ -2,7 +2,7 @@ import { controlCharacterIn } from '../../core/controlCharacters.js';
 import type { ServerAddress } from '../connections/connectionUrl.js';
 import type { HeldResult, PagedRead, PageReader, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
-import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
+import type { HeldStatementOptions, ServerSessions, StatementOptions } from '../serverDatabase.js';
 import type { SshTunnel } from './sshTunnel.js';
 import type { RehearsalPlan, Rehearsed } from '../rehearsal.js';
 
@@ -43,7 +43,7 @@ class TunneledSessions implements ServerSessions {
   }
 
   /** The held read's later pages go over the same tunnel; a tunnel that drops fails them as a lost session. */
-  holdRead(sql: string, options: StatementOptions): Promise<HeldResult> {
+  holdRead(sql: string, options: HeldStatementOptions): Promise<HeldResult> {
     const { holdRead } = this.#sessions;
     if (!holdRead) return this.#through(async () => ({ result: await this.#sessions.read(sql, options) }));
     return this.#through(() => holdRead.call(this.#sessions, sql, options));

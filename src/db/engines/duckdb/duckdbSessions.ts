@@ -11,12 +11,12 @@ import {
   ResultReturnType,
 } from '@duckdb/node-api';
 import type { Column, HeldPage, HeldResult, PagedRead, PageReader, ResultSet } from '../../database.js';
-import { HeldPages } from '../../results/heldPages.js';
+import { handedOn, HeldPages } from '../../results/heldPages.js';
 import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { duckdbFailureKind } from '../../failureKinds.js';
 import { blobHex, RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
-import type { ServerSessions, StatementOptions } from '../../serverDatabase.js';
+import type { HeldStatementOptions, ServerSessions, StatementOptions } from '../../serverDatabase.js';
 import { cancellable, toWireValue } from '../../results/serverValues.js';
 import type { AppClock } from '../../../core/clock.js';
 import { splitStatements, tokenize, UnreadableSql } from '../../../sql/tokens.js';
@@ -91,10 +91,11 @@ export class DuckdbSessions implements ServerSessions {
   }
 
   /**
-   * `read`, held open when rows were left out: the read-only transaction (one snapshot), its connection
-   * and its streaming result stay open, and each page reads on from the row the last one stopped at.
+   * `read`, held open when rows remain after those handed on (`handOn`): the read-only transaction (one
+   * snapshot), its connection and its streaming result stay open, and each page reads on from the first
+   * row not handed on (the rows read but not handed on, converted already, are kept for it).
    */
-  async holdRead(sql: string, options: StatementOptions): Promise<HeldResult> {
+  async holdRead(sql: string, options: HeldStatementOptions): Promise<HeldResult> {
     let rest: HeldDuckdbRead | undefined;
     const result = await this.#statement(
       'BEGIN TRANSACTION READ ONLY',
@@ -103,8 +104,11 @@ export class DuckdbSessions implements ServerSessions {
       options,
       async (streamed, step, connection) => {
         const source = new ChunkRows(streamed);
-        const page = await readPage(source, options, step);
-        if (page.more) {
+        const { handOn, ...limits } = options;
+        const page = await readPage(source, limits, step);
+        const { handed, more } = await handedOn(page, handOn);
+        if (more) {
+          source.putBack(page.result.rows.slice(handed));
           rest = new HeldDuckdbRead(connection, source, options.rowsAs, {
             guard: (pageOptions, work) => this.#guard(connection, { reason: undefined }, pageOptions, work),
             closed: () => this.#heldReads.delete(rest as HeldDuckdbRead),
@@ -310,11 +314,14 @@ class ChunkRows {
   #vectors: DuckDBVector[] = [];
   #row = 0;
   #ended = false;
+  /** Rows converted and read, not handed on (`putBack`): the next rows, before the chunk's. */
+  #kept: unknown[][] = [];
 
   constructor(readonly result: DuckDBResult) {}
 
   /** The next row, not yet taken (`skip` takes it), or undefined once the result has no more. */
   async peek(width: number, converter: DuckDBValueConverter<unknown>, step: Step): Promise<unknown[] | undefined> {
+    if (this.#kept.length > 0) return this.#kept[0];
     while (!this.#chunk || this.#row >= this.#chunk.rowCount) {
       this.release();
       if (this.#ended) return undefined;
@@ -332,7 +339,12 @@ class ChunkRows {
   }
 
   skip(): void {
-    this.#row += 1;
+    if (this.#kept.shift() === undefined) this.#row += 1;
+  }
+
+  /** `rows`, read from here and not handed on, are the next ones again. */
+  putBack(rows: unknown[][]): void {
+    this.#kept = rows.concat(this.#kept);
   }
 
   /** Lets go of the chunk being read. */
@@ -364,6 +376,10 @@ class HeldDuckdbRead extends HeldPages {
 
   protected page(page: StatementOptions): Promise<HeldPage> {
     return this.#session.guard(page, (step) => readPage(this.#source, page, step));
+  }
+
+  protected readOnAfter(handed: number, page: ResultSet): void {
+    this.#source.putBack(page.rows.slice(handed));
   }
 
   protected async release(): Promise<void> {

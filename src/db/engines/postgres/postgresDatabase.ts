@@ -1,6 +1,6 @@
 import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
-import type { ExplainOptions, Explanation, HeldResult, ReadOptions, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
+import type { ExplainOptions, Explanation, HeldResult, HoldOptions, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { postgresActuals } from './postgresQueryPerformance.js';
 import { ServerDatabase } from '../../serverDatabase.js';
 import type { SshTunnel } from '../../reach/sshTunnel.js';
@@ -35,7 +35,7 @@ export class PostgresDatabase extends ServerDatabase {
   }
 
   /** A cut read stays open as a SCROLL cursor in a REPEATABLE READ, read-only transaction (postgresSessions.ts). */
-  holdRead(sql: string, options: ReadOptions): Promise<HeldResult> {
+  holdRead(sql: string, options: HoldOptions): Promise<HeldResult> {
     return this.holdOn(sql, options);
   }
 

@@ -3,10 +3,10 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
 import type { Column, HeldPage, HeldResult, PagedRead, PageReader, ResultSet } from '../../database.js';
-import { HeldPages } from '../../results/heldPages.js';
+import { handedOn, HeldPages } from '../../results/heldPages.js';
 import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { postgresFailureKind } from '../../failureKinds.js';
-import { type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
+import { type HeldStatementOptions, type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
 import { cancellable, int64, wireValues } from '../../results/serverValues.js';
 import { tokenize } from '../../../sql/tokens.js';
 import { RowBudget } from '../../results/resultBudget.js';
@@ -166,13 +166,13 @@ export class PostgresSessions implements ServerSessions {
   }
 
   /**
-   * `read`, held open when rows were left out: the statement is a SCROLL cursor in a REPEATABLE READ,
-   * read-only transaction, so every later page sees the first page's snapshot, and its session stays
-   * out of the pool until the rest is closed. Each page starts where the last one's rows ended (`MOVE
-   * ABSOLUTE`), whatever the page read past them to learn that more exist. A statement a cursor cannot
-   * hold (SHOW, EXPLAIN) is read whole, with no rest.
+   * `read`, held open when rows remain after those handed on (`handOn`): the statement is a SCROLL
+   * cursor in a REPEATABLE READ, read-only transaction, so every later page sees the first page's
+   * snapshot, and its session stays out of the pool until the rest is closed. Each page starts after the
+   * last one's rows handed on (`MOVE ABSOLUTE`), whatever the page read past them. A statement a cursor
+   * cannot hold (SHOW, EXPLAIN) is read whole, with no rest, and `handOn` is not asked.
    */
-  async holdRead(sql: string, options: StatementOptions): Promise<HeldResult> {
+  async holdRead(sql: string, options: HeldStatementOptions): Promise<HeldResult> {
     if (!CURSOR_VERBS.has(tokenize(sql, 'postgres')[0]?.text ?? '')) return { result: await this.read(sql, options) };
     let rest: HeldPostgresRead | undefined;
     const result = await this.#session(
@@ -182,9 +182,12 @@ export class PostgresSessions implements ServerSessions {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
         await client.query(extended(`DECLARE sluice_rows SCROLL CURSOR FOR ${sql}`, options.params));
-        const { result: page, more } = await this.#page(client, options, 0);
+        const { handOn, ...limits } = options;
+        const first = await this.#page(client, limits, 0);
+        const { handed, more } = await handedOn(first, handOn);
+        const page = first.result;
         if (more) {
-          rest = new HeldPostgresRead(client, page.rows.length, options.rowsAs, {
+          rest = new HeldPostgresRead(client, handed, options.rowsAs, {
             page: (pageOptions, position) => this.#page(client, pageOptions, position),
             cancel: () => this.#cancel(pid),
             failure: (error) => this.#failure(error),
@@ -488,7 +491,7 @@ type HeldSession = {
   closed(): void;
 };
 
-/** The rest of a cut read, its session and transaction held; `position` is the rows handed on so far. */
+/** The rest of a cut read, its session and transaction held; `position` is the rows handed on so far (the next page's MOVE ABSOLUTE). */
 class HeldPostgresRead extends HeldPages {
   readonly #client: pg.PoolClient;
   readonly #session: HeldSession;
@@ -501,10 +504,12 @@ class HeldPostgresRead extends HeldPages {
     this.#session = session;
   }
 
-  protected async page(page: StatementOptions): Promise<HeldPage> {
-    const next = await cancellable(page.signal, () => this.#session.page(page, this.#position), () => this.#session.cancel());
-    this.#position += next.result.rows.length;
-    return next;
+  protected page(page: StatementOptions): Promise<HeldPage> {
+    return cancellable(page.signal, () => this.#session.page(page, this.#position), () => this.#session.cancel());
+  }
+
+  protected readOnAfter(handed: number): void {
+    this.#position += handed;
   }
 
   protected override failure(error: unknown): unknown {
