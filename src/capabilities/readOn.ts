@@ -13,7 +13,7 @@ export const cursorProperty = {
   type: 'string',
   minLength: 1,
   maxLength: 1_024,
-  description: `A cut answer’s next_cursor: its next rows, from the same snapshot (open ${RESULT_CURSORS.idleMs / 60_000} min after each page).`,
+  description: `Reads on: a cut answer’s next_cursor (same snapshot, open ${RESULT_CURSORS.idleMs / 60_000} min after each page).`,
 } as const;
 
 /**

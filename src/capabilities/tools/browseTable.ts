@@ -38,7 +38,7 @@ export const browseTable = defineTool({
   name: 'browse_table',
   title: 'Browse a table',
   description:
-    'Reads rows of a table or view with structured filters, sorting and paging; no SQL needed. Values are bound as parameters. A cut answer’s next_cursor, passed as cursor (the rest may be left out), reads on.',
+    'Reads rows of a table or view with structured filters, sorting and paging; no SQL needed. Values are bound as parameters. Beside cursor, the rest may be left out.',
   inputSchema: onConnection({
     table: tableProperty,
     schema: schemaProperty,

@@ -14,7 +14,7 @@ export const executeQuery = defineTool({
   name: 'execute_query',
   title: 'Execute a SQL statement',
   description:
-    'Runs one SQL statement and returns its rows; a write needs the user’s consent. Bind values with params: ? on SQLite and MySQL, $1, $2… on PostgreSQL. A cut answer’s next_cursor, passed as cursor (sql may be left out), reads on.',
+    'Runs one SQL statement and returns its rows; a write needs the user’s consent. Bind values with params: ? on SQLite and MySQL, $1, $2… on PostgreSQL. Beside cursor, sql may be left out.',
   inputSchema: onConnection({
     sql: sqlProperty,
     cursor: cursorProperty,
