@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { callControl } from '../../src/cli/controlClient.js';
 import { engineModule } from '../../src/db/engines/registry.js';
-import { RESULT_CURSORS } from '../../src/core/contract.js';
+import { RESULT_CURSORS, RESULTS } from '../../src/core/contract.js';
 import { availableEngines, type EngineFixture, heldSessions, startFixtureApp } from '../helpers/engines.js';
 import { fenceParts } from '../helpers/dataFence.js';
 import { expectModernSuccess, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
@@ -166,6 +166,7 @@ describe.each(engines)('reading on from a cut answer on %s', (engine) => {
     }
     expect(seen).toEqual(range(1, 100_000));
     expect(Number((await fixture.query('SELECT count(*) FROM big'))[0]?.[0])).toBe(100_000 + pages - 1);
+    console.log(`${engine}: 100,000 rows in ${pages} pages of max_rows 10,000 cut to ${RESULTS.defaultTokens} tokens`);
   }, 120_000);
 
   it.runIf(holds)('pages an answer cut to max_tokens, read whole by the driver, to its end: every row once, in order', async () => {
