@@ -4,6 +4,7 @@ import { canUseConnection, forbidden } from '../auth/access.js';
 import type { Database, TableDescription } from '../db/database.js';
 import { controlCharacterIn } from '../core/controlCharacters.js';
 import { ToolError } from '../core/errors.js';
+import { type PrivateColumns, privateColumns } from './privateColumns.js';
 import type { Schema } from './schema.js';
 import type { CallContext } from './types.js';
 
@@ -81,13 +82,13 @@ export function refuseControlCharacters(argument: string, value: string): void {
  * tool, resource and completion reaches a database through here, so `database`, which becomes a
  * connection option, is checked here first, before any driver or pool is touched. Unknown ids are
  * `not_found`; a connection hidden from the caller (outside its allowlist, external access blocked, AI
- * policy never) is refused with `-33007`.
+ * policy never) is refused with `-33007`. `privacy` guards the connection's private columns for this caller.
  */
 export function useConnection(
   ctx: CallContext,
   id: string,
   database?: string,
-): { connection: SavedConnection; db: Database } {
+): { connection: SavedConnection; db: Database; privacy: PrivateColumns } {
   if (database !== undefined) refuseControlCharacters('database', database);
   const connection = ctx.catalog.get(id);
   if (!connection) throw new ToolError('not_found', `no connection with id "${id}"; call list_connections`);
@@ -98,7 +99,8 @@ export function useConnection(
   // SQLite connections share one pool of query processes, so a token's share is of that pool, not of
   // each file: long statements on two files must not take every process from the other tokens.
   const shareKey = engineModule(connection.engine).sharedPool ? SQLITE_POOL_SHARE : key;
-  return { connection: target, db: ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id) };
+  const shared = ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id);
+  return { connection: target, db: shared, privacy: privateColumns(ctx.principal, target, shared, ctx.catalog.maskingKey) };
 }
 
 export async function describeOrFail(

@@ -295,3 +295,10 @@ export const EXPORTS = frozen({
  * own limit on placeholders: SQLite 32,766), and how many rows its consent shows.
  */
 export const INSERTS = frozen({ maxRows: 1_000, maxValues: 30_000, shownRows: 20 });
+
+/**
+ * Private columns (issue 30; capabilities/maskedValues.ts): a hashed value keeps this many hex digits of
+ * its HMAC-SHA-256 (64 bits); masked text keeps its first letter from this many letters and digits on;
+ * a policy holds at most `maxRules` rules and exempts at most `maxExemptTokens` tokens.
+ */
+export const MASKING = frozen({ hashHexDigits: 16, keepFirstFrom: 4, maxRules: 100, maxExemptTokens: 100 });

@@ -1,12 +1,18 @@
 import { RawJson } from '../protocol/rawJson.js';
 import { type Engine, ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
 import type { BrowseRequest } from '../sql/browseSql.js';
+import type { ColumnOrigin } from './connections/columnPolicy.js';
 
 export type { Engine };
 
 /** What every engine's driver offers the capabilities. Identifiers arrive unquoted; drivers quote them. */
 
-export type Column = { name: string; type: string };
+/**
+ * A result column: its name, the engine's type name and, where the driver says so, its origin: the table
+ * column it is a plain read of (PostgreSQL's table OID and column number, MySQL's original table and name,
+ * SQLite's column metadata). Private columns are recognised by it (capabilities/privateColumns.ts).
+ */
+export type Column = { name: string; type: string; origin?: ColumnOrigin };
 
 /**
  * Rows as JSON text (an array of arrays), serialised where the query ran; `length` counts them. `lines`,

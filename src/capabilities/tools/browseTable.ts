@@ -79,7 +79,7 @@ export const browseTable = defineTool({
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id, args.database);
+    const { db, privacy } = useConnection(ctx, args.connection_id, args.database);
     const table = await describeOrFail(db, args.schema, args.table, ctx.signal);
     const known = new Map(table.columns.map((c) => [c.name.toLowerCase(), c.name]));
     const column = (name: string) => {
@@ -95,6 +95,7 @@ export const browseTable = defineTool({
       column: column(s.column),
       direction: s.direction ?? 'asc',
     }));
+    const mask = privacy.table(table.name, filters.map((f) => f.column), orderBy.map((s) => s.column));
     const limit = args.limit ?? 50;
     const started = performance.now();
     const result = await db
@@ -111,8 +112,8 @@ export const browseTable = defineTool({
         { maxRows: limit, maxBytes: args.max_bytes ?? RESULTS.defaultBytes, timeoutMs: RESULTS.defaultTimeoutSeconds * 1_000, signal: ctx.signal, rowsAs: 'json' },
       )
       .catch((error: unknown) => {
-        throw fromDriverError(error);
+        throw fromDriverError(privacy.failure(error));
       });
-    return toResultSet(result, 'read', performance.now() - started);
+    return toResultSet({ ...result, ...mask(result.columns, result.rows) }, 'read', performance.now() - started);
   },
 });

@@ -26,13 +26,13 @@ export const executeQuery = defineTool({
   async run(args, ctx) {
     ctx.progress(0, 1, 'Checking the statement');
     checkSqlSize(args.sql);
-    const { connection, db } = useConnection(ctx, args.connection_id, args.database);
+    const { connection, db, privacy } = useConnection(ctx, args.connection_id, args.database);
     const { kind, reason } = classifyStatement(args.sql, db.engine);
     if (kind === 'destructive') {
       requireScopes(ctx.principal, ['tools:read', 'tools:write']);
       throw new ToolError('unsupported', 'DROP, TRUNCATE, and a DELETE or UPDATE of every row (no WHERE, or a constant one, wherever it sits) run only through confirm_destructive_operation');
     }
-    return runStatement(ctx, connection, db, {
+    return runStatement(ctx, connection, db, privacy, {
       tool: 'execute_query',
       sql: args.sql,
       kind,

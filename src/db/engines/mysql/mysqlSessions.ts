@@ -364,8 +364,11 @@ export class MysqlSessions implements ServerSessions {
 
 /** A JSON column: MySQL's JSON type, or MariaDB's JSON (a LONGTEXT) as its extended metadata says. */
 const isJson = (field: Field) => (field.columnType ?? field.type) === mysql.Types.JSON || field.extendedFormat === 'json';
+/** A result column; its origin is the field's original table and name, when it is a plain read of one. */
 function column(field: Field): Column {
-  return { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };
+  const named = { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };
+  const { orgTable, orgName, db } = field as Field & { orgTable?: string; orgName?: string; db?: string };
+  return orgTable && orgName ? { ...named, origin: { ...(db ? { schema: db } : {}), table: orgTable, column: orgName } } : named;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { EngineModule } from '../engineModule.js';
 import { serverTarget } from '../../connections/serverTarget.js';
 import { valuesOf } from '../../database.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
+import { postgresColumnReads } from './postgresColumnReads.js';
 import { PostgresDatabase } from './postgresDatabase.js';
 import { postgresHealth } from './postgresHealth.js';
 import { postgresIndexAdvice, postgresSlowQueries } from './postgresQueryPerformance.js';
@@ -26,6 +27,7 @@ export const postgres: EngineModule = {
   statistics: { tables: postgresTableStatistics, database: postgresDatabaseStatistics },
   health: postgresHealth,
   performance: { slowQueries: postgresSlowQueries, queryIndexAdvice: postgresIndexAdvice, workloadIndexAdvice: postgresIndexAdvice },
+  columnReads: postgresColumnReads,
   effects: {
     rowSelection: postgresRowSelection,
     async plannedRows(db, select, params, signal, timeoutMs) {

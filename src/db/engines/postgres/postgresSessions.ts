@@ -1,3 +1,4 @@
+import type { ColumnOrigin } from '../../connections/columnPolicy.js';
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
@@ -247,7 +248,11 @@ export class PostgresSessions implements ServerSessions {
       });
       for (const [oid, name] of named.rows) TYPE_NAMES.set(oid, name);
     }
-    return fields.map((f) => ({ name: f.name, type: TYPE_NAMES.get(f.dataTypeID) ?? '' }));
+    const origins = await columnOrigins(client, fields);
+    return fields.map((f) => {
+      const origin = origins.get(`${f.tableID}.${f.columnID}`);
+      return { name: f.name, type: TYPE_NAMES.get(f.dataTypeID) ?? '', ...(origin ? { origin } : {}) };
+    });
   }
 
   #connectFailure(error: PgError): DriverFailure {
@@ -398,3 +403,21 @@ function guardTls(client: pg.PoolClient): void {
 
 const guardOf = (client: pg.PoolClient): Guard =>
   tlsGuards.get(client) ?? (client as unknown as { connection: { stream: GuardedSocket } }).connection.stream;
+
+/**
+ * The table columns a result's fields read, by `tableOid.columnNumber`, as PostgreSQL reports them for a
+ * plain read of a column. Asked each time, not cached: a column renamed since would keep its old name.
+ */
+async function columnOrigins(client: pg.PoolClient, fields: pg.FieldDef[]): Promise<Map<string, ColumnOrigin>> {
+  const tables = [...new Set(fields.filter((f) => f.tableID > 0 && f.columnID > 0).map((f) => f.tableID))];
+  if (tables.length === 0) return new Map();
+  const found = await client.query<[number, number, string, string, string]>({
+    text: `SELECT a.attrelid::bigint, a.attnum::int, n.nspname, c.relname, a.attname
+             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0`,
+    values: [tables],
+    rowMode: 'array',
+  });
+  return new Map(found.rows.map(([table, column, schema, relation, name]) => [`${table}.${column}`, { schema, table: relation, column: name }]));
+}

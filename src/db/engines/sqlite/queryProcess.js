@@ -140,6 +140,16 @@ const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
 const send = (message) => process.send?.(message);
 
 /**
+ * A result column as the server takes it: its name, its declared type and, when SQLite can tell, the
+ * table column it reads (`origin`, by which private columns are recognised).
+ * @param {import('better-sqlite3').ColumnDefinition} c
+ */
+function resultColumn(c) {
+  const column = { name: c.name, type: c.type ?? '' };
+  return c.table && c.column ? { ...column, origin: { schema: c.database ?? 'main', table: c.table, column: c.column } } : column;
+}
+
+/**
  * The rows as values, or (`rowsAs: 'json'`) as JSON text, serialised here beside the query rather than
  * copied to the server as values to be serialised there: every full chunk goes ahead at once as
  * `{ id, rowsChunk, linesChunk }` (a JSON array, and the same rows as the lines of the result's text,
@@ -151,7 +161,7 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
   stmt.safeIntegers(true);
   const budget = new RowBudget(maxBytes, { cellBytes, answer: rowsAs === 'json' });
   const all = stmt.columns();
-  const columns = budget.takeColumns(all.map((c) => ({ name: c.name, type: c.type ?? '' })), all.length);
+  const columns = budget.takeColumns(all.map(resultColumn), all.length);
   /** @type {unknown[][]} */
   let rows = [];
   /** @type {string[]} */
@@ -219,7 +229,7 @@ async function pages(db, { id, sql, params, maxRows, maxBytes, cellBytes, pageRo
     return { ok: false, error: { code: NOT_READ_ONLY, message: 'the statement is not a read' } };
   }
   stmt.safeIntegers(true);
-  const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
+  const columns = stmt.columns().map(resultColumn);
   const rows = new RowPages({ maxRows, maxBytes, cellBytes, pageRows, pageBytes });
   for (const row of stmt.raw(true).iterate(...params)) {
     const values = /** @type {unknown[]} */ (row);
