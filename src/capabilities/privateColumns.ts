@@ -28,7 +28,7 @@ export type PrivateColumns = {
   /** Refuses a statement that would let a private value out unmasked; else how its result is masked. */
   statement(sql: string): Promise<ResultMask>;
   /** A table read as Sluice writes it (browse_table): refused if it filters or sorts on a private column. */
-  table(table: string, filtered: string[], sorted: string[]): ResultMask;
+  table(filtered: string[], sorted: string[]): ResultMask;
   /** A failure whose message may quote a value, with every quoted value but the statement's own names redacted. */
   failure(error: unknown, sql?: string): unknown;
 };
@@ -53,12 +53,12 @@ export function privateColumns(principal: Principal, connection: SavedConnection
       refuseLeaks(matcher, reads);
       return masked((column, index) => ruleOfColumn(matcher, reads.outputs, column, index));
     },
-    table(table, filtered, sorted) {
+    table(filtered, sorted) {
       for (const column of [...filtered, ...sorted]) {
-        const rule = matcher.forOrigin({ table, column });
+        const rule = matcher.forName(column);
         if (rule) throw denied(column, rule, filtered.includes(column) ? 'a filter' : 'an order');
       }
-      return masked((column) => matcher.forOrigin(column.origin ?? { table, column: column.name }));
+      return masked((column) => columnRule(matcher, column));
     },
     failure: (error, sql) => (error instanceof DriverFailure ? redactedFailure(error, db, sql) : error),
   };
@@ -103,27 +103,29 @@ function refuseLeaks(matcher: ColumnPolicyMatcher, reads: ColumnReads): void {
   }
 }
 
+/** The stricter of the rules for a column's own name and for the table column it reads (its origin). */
+const columnRule = (matcher: ColumnPolicyMatcher, column: Column): ColumnRule | undefined =>
+  strictestRule([matcher.forName(column.name), column.origin ? matcher.forName(column.origin.column) : undefined].filter((rule) => rule !== undefined));
+
 /**
- * The rule of one result column: its origin's, where the driver says where it comes from and the
- * statement has one select list (a UNION ALL's origins are its first arm's); else the strictest of its
- * own name's and that of the column each arm of the select list has in its place. Without origins, or
- * across arms, a wildcard leaves the places unknown: a private column beside it is refused.
+ * The rule of one result column: its name's and its origin's, where the driver says what it reads and
+ * the statement has one select list (a UNION ALL's origins are its first arm's); and the rule of the
+ * column each arm of the select list has in its place. A wildcard leaves the places unknown: without
+ * origins, or across arms, a private column beside it is refused.
  */
 function ruleOfColumn(matcher: ColumnPolicyMatcher, outputs: OutputItem[][], column: Column, index: number): ColumnRule | undefined {
-  if (column.origin && outputs.length <= 1) return matcher.forOrigin(column.origin);
-  const byName = matcher.forName(column.name);
+  const own = outputs.length <= 1 ? columnRule(matcher, column) : matcher.forName(column.name);
   const items = outputs.flat();
   if (items.some((item) => item.kind === 'wildcard')) {
     if (outputs.length > 1) throw new ToolError('denied', "a * in a UNION ALL may read a column that this connection's policy keeps private; name the columns");
     const aliased = items.find((item) => item.kind === 'column' && matcher.forName(item.column) && item.column !== column.name.toUpperCase());
-    if (aliased?.kind === 'column' && !byName) {
+    if (aliased?.kind === 'column' && !own && !column.origin) {
       throw new ToolError('denied', `cannot tell which result column reads ${aliased.column.toLowerCase()}, which this connection's policy keeps private, beside a *; name the columns`);
     }
-    return byName;
+    return own;
   }
   const placed = outputs.map((arm) => arm[index]).flatMap((item) => (item?.kind === 'column' ? [matcher.forName(item.column)] : []));
-  const origin = column.origin ? matcher.forOrigin(column.origin) : undefined;
-  return strictestRule([origin, byName, ...placed].filter((rule): rule is ColumnRule => rule !== undefined));
+  return strictestRule([own, ...placed].filter((rule) => rule !== undefined));
 }
 
 function applyRules(columns: Column[], rows: Rows, rules: Array<ColumnRule | undefined>, key: Buffer): { columns: Column[]; rows: Rows } {

@@ -13,11 +13,12 @@ export const PRIVATE_TABLES = [
      (2, 'Grace', 'grace.hopper@navy.example', '219-09-9999', '+1 202 555 0147', 'grace.hopper@navy.example')`,
   'CREATE TABLE orders (id INTEGER PRIMARY KEY, person_id INTEGER, buyer_email VARCHAR(100), amount INTEGER)',
   "INSERT INTO orders (id, person_id, buyer_email, amount) VALUES (1, 1, 'ada.lovelace@example.org', 10), (2, 2, 'grace.hopper@navy.example', 20), (3, 1, 'ada.lovelace@example.org', 30)",
+  'CREATE VIEW people_view AS SELECT id, email, phone FROM people',
 ];
 
 /** `email` and `phone*` masked, `*ssn` hidden, `*_email` hashed (both sides of a join). */
 export const POLICY_RULES = [
-  { pattern: 'people.email', action: 'mask' },
+  { pattern: 'email', action: 'mask' },
   { pattern: '*ssn', action: 'hide' },
   { pattern: 'phone*', action: 'mask' },
   { pattern: '*_email', action: 'hash' },
@@ -70,6 +71,22 @@ const ALL: Probe[] = [
   // Hashed columns: equality between two hashed columns, and grouping, are allowed; output hashed.
   { sql: 'SELECT p.login_email, o.buyer_email, o.amount FROM people p JOIN orders o ON p.login_email = o.buyer_email', outcome: 'masked' },
   { sql: 'SELECT buyer_email FROM orders', outcome: 'masked' },
+  { sql: 'SELECT * FROM people_view', outcome: 'masked' },
+  { sql: 'SELECT email AS name, name AS email FROM people', outcome: 'masked' },
+  { sql: 'SELECT *, email AS x FROM people', outcome: 'masked', engines: ['sqlite', 'postgres', 'mysql'] },
+  { sql: 'SELECT *, email AS x FROM people', outcome: 'denied', engines: ['duckdb'] },
+  { sql: 'SELECT login_email, count(*) FROM people GROUP BY login_email', outcome: 'masked', engines: ['postgres'] },
+  { sql: 'SELECT login_email, count(*) FROM people GROUP BY login_email', outcome: 'denied', engines: ['sqlite', 'mysql', 'duckdb'] },
+  { sql: 'SELECT email FROM people WHERE id = 1 OR email IS NULL', outcome: 'denied' },
+  { sql: 'SELECT p.id FROM people p NATURAL JOIN orders o', outcome: 'denied' },
+  { sql: 'SELECT p.id FROM people p JOIN people q USING (email)', outcome: 'denied' },
+  { sql: 'SELECT id FROM people WHERE EXISTS (SELECT 1 FROM orders WHERE buyer_email > \'b\')', outcome: 'denied' },
+  // Writes that would copy or probe a private value: refused before anyone is asked.
+  { sql: 'UPDATE people SET name = email WHERE id = 1', outcome: 'denied' },
+  { sql: "DELETE FROM people WHERE email LIKE 'zz%'", outcome: 'denied' },
+  { sql: 'INSERT INTO orders (id, buyer_email) SELECT id + 100, email FROM people', outcome: 'denied' },
+  { sql: 'CREATE TABLE copied AS SELECT email FROM people', outcome: 'denied' },
+  { sql: 'CREATE VIEW copied AS SELECT * FROM people', outcome: 'denied' },
   // Engine-specific ways to read a whole row or JSON of it.
   { sql: 'SELECT row_to_json(p) FROM people p', outcome: 'denied', engines: ['postgres', 'duckdb'] },
   { sql: 'SELECT to_json(p.*) FROM people p', outcome: 'denied', engines: ['postgres'] },

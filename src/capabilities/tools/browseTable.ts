@@ -95,7 +95,7 @@ export const browseTable = defineTool({
       column: column(s.column),
       direction: s.direction ?? 'asc',
     }));
-    const mask = privacy.table(table.name, filters.map((f) => f.column), orderBy.map((s) => s.column));
+    const mask = privacy.table(filters.map((f) => f.column), orderBy.map((s) => s.column));
     const limit = args.limit ?? 50;
     const started = performance.now();
     const result = await db

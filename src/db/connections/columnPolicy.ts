@@ -3,8 +3,10 @@ import { MASKING } from '../../core/contract.js';
 /**
  * A connection's private columns (issue 30): rules that mark columns by name or pattern as `mask`
  * (the value's shape kept), `hash` (a stable keyed hash) or `hide` (left out), and the tokens exempt from
- * them. A pattern is a column name or a glob with `*` (`*email*`, `*_ssn`, `phone*`), optionally after a
- * table and a dot (`users.email`), read without regard to case. Enforced in capabilities/privateColumns.ts.
+ * them. A pattern is a column name or a glob with `*` (`*email*`, `*_ssn`, `phone*`), read without regard
+ * to case, and holds for a column of that name in every table and view: a view or a subquery carries a
+ * column under its name from any table, so a rule for one table's column would not hold. Enforced in
+ * capabilities/privateColumns.ts.
  */
 
 export const MASK_ACTIONS = ['mask', 'hash', 'hide'] as const;
@@ -18,14 +20,14 @@ export type ColumnPolicy = { rules: ColumnRule[]; exemptTokens: string[] };
 /** Where a column comes from, as far as the driver says: its table and its own name there. */
 export type ColumnOrigin = { schema?: string; table: string; column: string };
 
-const PATTERN = /^(?:[A-Za-z0-9_$*\u0080-\uffff]+\.)?[A-Za-z0-9_$*\u0080-\uffff]+$/;
+const PATTERN = /^[A-Za-z0-9_$*\u0080-\uffff]+$/;
 const TOKEN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Why `pattern` cannot be a rule's pattern, or undefined when it can. */
 export function patternRefusal(pattern: string): string | undefined {
   if (pattern.length === 0 || pattern.length > 128) return 'a column pattern has 1 to 128 characters';
-  if (!PATTERN.test(pattern)) return `"${pattern}" is not a column pattern: a name or a glob with * (letters, digits, _ and $), optionally after "table."`;
-  if (/^[*.]+$/.test(pattern.replace(/^[^.]*\./, ''))) return `"${pattern}" would match every column; name the columns`;
+  if (!PATTERN.test(pattern)) return `"${pattern}" is not a column pattern: a column name or a glob with * (letters, digits, _ and $)`;
+  if (/^\*+$/.test(pattern)) return `"${pattern}" would match every column; name the columns`;
   return undefined;
 }
 
@@ -57,31 +59,15 @@ const glob = (text: string) => new RegExp(`^${text.split('*').map((part) => part
 /** How strict each action is: where two rules match one column, the stricter wins. */
 const STRICTNESS: Record<MaskAction, number> = { hash: 0, mask: 1, hide: 2 };
 
-/** A rule made ready to match: its table part (absent: any table) and its column part. */
-type CompiledRule = { table: RegExp | undefined; column: RegExp; rule: ColumnRule };
-
-/** A policy ready to answer, per column, which rule holds. */
+/** A policy ready to answer, per column name, which rule holds. */
 export class ColumnPolicyMatcher {
-  readonly #rules: CompiledRule[];
+  readonly #rules: Array<{ column: RegExp; rule: ColumnRule }>;
 
   constructor(readonly policy: ColumnPolicy) {
-    this.#rules = policy.rules.map((rule) => {
-      const dot = rule.pattern.lastIndexOf('.');
-      return dot < 0
-        ? { table: undefined, column: glob(rule.pattern), rule }
-        : { table: glob(rule.pattern.slice(0, dot)), column: glob(rule.pattern.slice(dot + 1)), rule };
-    });
+    this.#rules = policy.rules.map((rule) => ({ column: glob(rule.pattern), rule }));
   }
 
-  /** The strictest rule for a column of a known table. */
-  forOrigin(origin: ColumnOrigin): ColumnRule | undefined {
-    return strictestRule(this.#rules.filter((r) => r.column.test(origin.column) && (!r.table || r.table.test(origin.table))).map((r) => r.rule));
-  }
-
-  /**
-   * The strictest rule a column named `column` may fall under when its table is not known: a rule for
-   * `users.email` holds for every column named `email`.
-   */
+  /** The strictest rule for a column named `column`, in whichever table or view. */
   forName(column: string): ColumnRule | undefined {
     return strictestRule(this.#rules.filter((r) => r.column.test(column)).map((r) => r.rule));
   }
