@@ -7,6 +7,7 @@
 import { loadActivity, syncTokenFilter, wireActivityFilters } from './activity.js';
 import { renderSheets, tickAllSheets } from './approvals.js';
 import { renderClients } from './clients.js';
+import { renderMasks, wireMaskForm } from './connectionMasks.js';
 import { renderConnections, wireConnectionForm } from './connections.js';
 import { connectEvents } from './eventStream.js';
 import { renderLockouts, wireLockouts } from './lockouts.js';
@@ -25,6 +26,7 @@ function render() {
   renderDialogs();
   renderTokens();
   renderConnections();
+  renderMasks();
   renderClients();
   renderLockouts();
   syncTokenFilter();
@@ -36,6 +38,7 @@ function start() {
   wireServerSwitch();
   wireTokenForm();
   wireConnectionForm();
+  wireMaskForm();
   wireActivityFilters();
   wireLockouts();
   // Headings focused programmatically drop their tabindex again once the user moves on.
