@@ -6,7 +6,7 @@ import { engineModule } from '../db/engines/registry.js';
 import type { Principal } from '../auth/principal.js';
 import { type ColumnRead, type ColumnReads, type OutputItem, tokenColumnReads } from '../sql/columnReads.js';
 import { ToolError } from '../core/errors.js';
-import { tokenize, UnreadableSql } from '../sql/tokens.js';
+import { tokenize, tokenSpans, UnreadableSql } from '../sql/tokens.js';
 import { hashValue, maskValue } from './maskedValues.js';
 
 /**
@@ -31,6 +31,8 @@ export type PrivateColumns = {
   table(filtered: string[], sorted: string[]): ResultMask;
   /** A failure whose message may quote a value, with every quoted value but the statement's own names redacted. */
   failure(error: unknown, sql?: string): unknown;
+  /** A statement of the history (another token's, maybe) as this caller may read it: its literals left out. */
+  statementText(sql: string): string;
 };
 
 const unchanged: ResultMask = (columns, rows) => ({ columns, rows });
@@ -39,6 +41,7 @@ export const OPEN: PrivateColumns = {
   statement: () => Promise.resolve(unchanged),
   table: () => unchanged,
   failure: (error) => error,
+  statementText: (sql) => sql,
 };
 
 /** The guard for `principal` on `connection`, with `key` for hashes. */
@@ -61,6 +64,7 @@ export function privateColumns(principal: Principal, connection: SavedConnection
       return masked((column) => columnRule(matcher, column));
     },
     failure: (error, sql) => (error instanceof DriverFailure ? redactedFailure(error, db, sql) : error),
+    statementText: (sql) => withoutLiterals(db, sql),
   };
 }
 
@@ -139,6 +143,16 @@ function applyRules(columns: Column[], rows: Rows, rules: Array<ColumnRule | und
     columns: kept.map((i) => columns[i] as Column),
     rows: valuesOf(rows).map((row) => kept.map((i) => change(row[i], i))),
   };
+}
+
+/** The statement with each string and number written in it as `?`: what another token compared a private column with stays out. */
+function withoutLiterals(db: Database, sql: string): string {
+  try {
+    const spans = tokenSpans(sql, db.engine).filter((t) => t.kind === 'literal' || (t.kind === 'word' && /^[0-9]/.test(t.text)));
+    return spans.reduceRight((text, t) => `${text.slice(0, t.start)}?${text.slice(t.end)}`, sql);
+  } catch {
+    return '(not shown: this connection has private columns, and its text cannot be read for its values)';
+  }
 }
 
 /** Names the statement (or the table) wrote, which a failure may quote back without telling a value. */

@@ -8,7 +8,7 @@ import { skipListed } from '../helpers/duckdbSkips.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { POLICY_RULES, PRIVATE_TABLES, probesFor, SECRETS } from '../helpers/privateColumnCorpus.js';
 import { expectModernSuccess } from '../helpers/rpcAssertions.js';
-import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callTool, mcp, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
  * Private columns (issue 30) on each engine: a token under the connection's policy cannot learn a
@@ -94,6 +94,18 @@ describe.each(engines)('private columns on %s', (engine) => {
   it('an exempt token reads the values as they are', async () => {
     const result = (await query("SELECT email, ssn FROM people WHERE email LIKE 'ada%'", exempt)).structuredContent;
     expect(result.rows).toEqual([['ada.lovelace@example.org', '078-05-1120']]);
+  });
+
+  it('the query history shows another token’s statements without their values, and is searched as shown', async () => {
+    await query("SELECT id FROM people WHERE email = 'ada.lovelace@example.org' AND id = 1078", exempt);
+    const read = async (search: string) =>
+      expectModernSuccess(await mcp(app, 'resources/read', { uri: `sluice://connections/db/history?search=${encodeURIComponent(search)}` }, { headers }));
+    const shown = await read('WHERE email');
+    expectNoSecret(shown);
+    expect(JSON.parse(shown.contents[0].text).entries[0].sql).toBe('SELECT id FROM people WHERE email = ? AND id = ?');
+    expect(JSON.parse((await read('lovelace')).contents[0].text).entries).toEqual([]);
+    const owner = expectModernSuccess(await mcp(app, 'resources/read', { uri: 'sluice://connections/db/history?search=lovelace' }, { headers: exempt }));
+    expect(JSON.parse(owner.contents[0].text).entries).toHaveLength(1);
   });
 
   it('browse_table masks, and refuses a filter or an order on a private column', async () => {
