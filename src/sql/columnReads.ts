@@ -38,14 +38,25 @@ export const SQL_TEXT_FUNCTIONS = new Set([
   'DATABASE_TO_XML_AND_XMLSCHEMA', 'CURSOR_TO_XML', 'COLUMNS', 'ROW_TO_JSON', 'TO_JSON', 'TO_JSONB', 'JSON_OBJECT_AGG',
 ]);
 
-/** Words that are never a column here: the keywords a statement's structure is made of. */
+/**
+ * Words that are never a column unquoted: the reserved keywords a statement's structure is made of.
+ * Other keywords (`FIRST`, `KEY`, `ROWS`…) may name a column, so they count as reads.
+ */
 const KEYWORDS = new Set(
   ('SELECT FROM WHERE AND OR NOT NULL IS IN AS ON JOIN INNER LEFT RIGHT FULL OUTER CROSS NATURAL USING GROUP BY ORDER HAVING ' +
-    'LIMIT OFFSET UNION ALL DISTINCT INTERSECT EXCEPT MINUS WITH RECURSIVE CASE WHEN THEN ELSE END ASC DESC NULLS FIRST LAST ' +
-    'BETWEEN LIKE ILIKE GLOB REGEXP RLIKE ESCAPE EXISTS ANY SOME TRUE FALSE INSERT INTO VALUES UPDATE SET DELETE RETURNING ' +
-    'CONFLICT DO NOTHING DUPLICATE KEY REPLACE IGNORE LATERAL WINDOW OVER PARTITION ROWS RANGE PRECEDING FOLLOWING UNBOUNDED ' +
-    'CURRENT ROW FILTER COLLATE CAST INTERVAL FETCH NEXT ONLY TABLE QUALIFY EXCLUDE SEMI ANTI ASOF POSITIONAL STRAIGHT_JOIN').split(' '),
+    'LIMIT OFFSET UNION ALL DISTINCT INTERSECT EXCEPT WITH CASE WHEN THEN ELSE END ASC DESC BETWEEN LIKE EXISTS ANY SOME ' +
+    'TRUE FALSE INSERT INTO VALUES UPDATE SET DELETE RETURNING CAST').split(' '),
 );
+
+/**
+ * Relations and functions whose rows are values of other columns: the planner's statistics (most common
+ * values, histograms, samples, per-segment minimum and maximum) and what summarises a table's values.
+ */
+export const VALUE_STATISTICS = new Set([
+  'PG_STATS', 'PG_STATS_EXT', 'PG_STATS_EXT_EXPRS', 'PG_STATISTIC', 'PG_STATISTIC_EXT', 'PG_STATISTIC_EXT_DATA', 'PG_MCV_LIST_ITEMS',
+  'SQLITE_STAT1', 'SQLITE_STAT2', 'SQLITE_STAT3', 'SQLITE_STAT4', 'COLUMN_STATISTICS', 'COLUMN_STATS', 'STORAGE_INFO',
+  'PRAGMA_STORAGE_INFO', 'SUMMARIZE', 'PROCEDURE',
+]);
 
 const OUTPUT_END = new Set(['FROM', 'INTO', 'WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'UNION', 'INTERSECT', 'EXCEPT', 'MINUS', 'WINDOW', 'QUALIFY', 'OFFSET', 'FETCH']);
 const MERGING = new Set(['INTERSECT', 'EXCEPT', 'MINUS', 'INTO']);
@@ -92,6 +103,8 @@ export function tokenColumnReads(sql: string, engine: Engine): ColumnReads {
   outputLists(tokens, depth, handled, result);
   equalities(tokens, depth, handled, result);
   positionsOf(tokens, depth, result);
+  // Wherever it stands, a table, an alias or a call: the name alone is enough.
+  for (const token of tokens) if (isName(token) && VALUE_STATISTICS.has(token.text)) result.hidden.push(`${token.text.toLowerCase()}, which shows values of other columns`);
   for (let i = 0; i < tokens.length; i++) {
     if (handled.has(i)) continue;
     const token = tokens[i] as SqlToken;
@@ -123,8 +136,10 @@ function wildcardAt(tokens: SqlToken[], i: number): boolean {
 /** Names after FROM, JOIN, INTO, UPDATE or TABLE (and after a comma in a FROM list): tables and their aliases. */
 function relationNames(tokens: SqlToken[], handled: Set<number>, renamed: string[]): Set<string> {
   const names = new Set<string>();
+  const calls = callDepths(tokens);
   for (let i = 0; i < tokens.length; i++) {
-    if (!isWord(tokens[i], RELATION_AFTER)) continue;
+    // `EXTRACT(YEAR FROM d)`, `SUBSTRING(s FROM 2)`, `TRIM(x FROM s)`: a FROM inside a call names a value.
+    if (!isWord(tokens[i], RELATION_AFTER) || calls[i]) continue;
     let at = i + 1;
     for (;;) {
       if (!isName(tokens[at]) || isWord(tokens[at], 'SELECT')) break;
@@ -145,6 +160,20 @@ function relationNames(tokens: SqlToken[], handled: Set<number>, renamed: string
     }
   }
   return names;
+}
+
+/** Whether each token stands inside a function call's parentheses (not a subquery's or a list's). */
+function callDepths(tokens: SqlToken[]): boolean[] {
+  const opened: boolean[] = [];
+  return tokens.map((t, i) => {
+    if (isPunct(t, ')')) opened.pop();
+    const inCall = opened.at(-1) ?? false;
+    if (isPunct(t, '(')) {
+      const before = tokens[i - 1];
+      opened.push(isName(before) && !(before?.kind === 'word' && KEYWORDS.has(before.text)));
+    }
+    return inCall;
+  });
 }
 
 /** The columns an INSERT lists and an UPDATE sets: written, not read. */

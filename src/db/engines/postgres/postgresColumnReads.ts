@@ -1,4 +1,4 @@
-import { type ColumnReads, type OutputItem, SQL_TEXT_FUNCTIONS } from '../../../sql/columnReads.js';
+import { type ColumnReads, type OutputItem, SQL_TEXT_FUNCTIONS, VALUE_STATISTICS } from '../../../sql/columnReads.js';
 import { DriverFailure } from '../../driverFailure.js';
 import { parser } from './postgresParser.js';
 
@@ -21,6 +21,9 @@ function columnRefNames(node: unknown): string[] | undefined {
 const constantInteger = (node: unknown): number | undefined =>
   isObject(node) && isObject(node.A_Const) && isObject(node.A_Const.ival) ? Number(node.A_Const.ival.ival ?? 0) : undefined;
 
+/** Statements whose body is code the server runs later or at once, as text this parse does not reach. */
+const CODE_STATEMENTS = new Set(['DoStmt', 'CreateFunctionStmt', 'CreateTrigStmt', 'RuleStmt', 'CallStmt', 'ExecuteStmt', 'PrepareStmt']);
+
 class Reader {
   readonly result: ColumnReads = { reads: [], hidden: [], outputs: [], positions: [] };
 
@@ -30,6 +33,7 @@ class Reader {
   statement(node: Node): void {
     const [kind, body] = Object.entries(node)[0] ?? [];
     if (!isObject(body)) return;
+    if (kind !== undefined && CODE_STATEMENTS.has(kind)) return void this.result.hidden.push('code run by the server (a DO block, a function or procedure body), which Sluice cannot read for private columns');
     if (kind === 'SelectStmt') return this.#select(body);
     if (kind === 'InsertStmt' || kind === 'UpdateStmt' || kind === 'DeleteStmt' || kind === 'MergeStmt') {
       const { returningList, targetList, cols, ...rest } = body;
@@ -106,6 +110,10 @@ class Reader {
     if (isObject(node.FuncCall)) {
       const name = columnRefNames({ ColumnRef: { fields: node.FuncCall.funcname } })?.at(-1) ?? '';
       if (SQL_TEXT_FUNCTIONS.has(name)) this.result.hidden.push(`${name.toLowerCase()}(), which reads what it is given by name`);
+      if (VALUE_STATISTICS.has(name)) this.result.hidden.push(`${name.toLowerCase()}(), which shows values of other columns`);
+    }
+    if (isObject(node.RangeVar) && VALUE_STATISTICS.has(String(node.RangeVar.relname).toUpperCase())) {
+      this.result.hidden.push(`${String(node.RangeVar.relname)}, which shows values of other columns`);
     }
     for (const value of Object.values(node)) this.walk(value);
   }
