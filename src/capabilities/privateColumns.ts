@@ -84,7 +84,12 @@ function denied(column: string, rule: ColumnRule, where: string): ToolError {
   );
 }
 
-const PLACES: Record<ColumnRead['place'], string> = { output: 'the select list', equality: 'a comparison', other: 'an expression, filter, join, order, function or subquery' };
+const PLACES: Record<ColumnRead['place'], string> = {
+  output: 'the select list',
+  equality: 'a comparison',
+  other: 'an expression, filter, join, order, function or subquery',
+  alias: 'an alias, as the name of another value',
+};
 
 /** Refuses a statement that uses a private column where its value could leak, or reads columns nobody can name. */
 function refuseLeaks(matcher: ColumnPolicyMatcher, reads: ColumnReads): void {

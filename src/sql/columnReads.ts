@@ -8,9 +8,10 @@ import { isName, isPunct, isWord, type SqlToken, tokenize } from './tokens.js';
  * only equality; a column anywhere else (a filter, an order, a function, a subquery, a CTE, a join's
  * other conditions) can leak what it holds through the answer's shape and is refused when private.
  * Wildcards and whole rows outside the outer select list, and functions that run SQL text, read
- * columns nobody can name here: `hidden` says which.
+ * columns nobody can name here: `hidden` says which. An `alias` is a name given to another value: one
+ * that takes a private column's name would pass that value off as the column.
  */
-export type ReadPlace = 'output' | 'equality' | 'other';
+export type ReadPlace = 'output' | 'equality' | 'other' | 'alias';
 
 /** A read of a column by name; an equality names the column it is compared with (none: a GROUP BY). */
 export type ColumnRead = { column: string; place: ReadPlace; partner?: string };
@@ -116,7 +117,11 @@ export function tokenColumnReads(sql: string, engine: Engine): ColumnReads {
       if (SQL_TEXT_FUNCTIONS.has(token.text)) result.hidden.push(`${token.text.toLowerCase()}(), which reads what it is given by name`);
       continue;
     }
-    if (isWord(tokens[i - 1], 'AS') || (token.kind === 'word' && KEYWORDS.has(token.text))) continue;
+    if (token.kind === 'word' && KEYWORDS.has(token.text)) continue;
+    if (isWord(tokens[i - 1], 'AS')) {
+      result.reads.push({ column: token.text, place: 'alias' });
+      continue;
+    }
     if (relations.has(token.text) && !isPunct(tokens[i - 1], '.')) result.hidden.push(`the whole row of ${token.text.toLowerCase()}`);
     result.reads.push({ column: token.text, place: 'other' });
   }

@@ -81,6 +81,9 @@ const ALL: Probe[] = [
   { sql: 'SELECT p.id FROM people p NATURAL JOIN orders o', outcome: 'denied' },
   { sql: 'SELECT p.id FROM people p JOIN people q USING (email)', outcome: 'denied' },
   { sql: 'SELECT id FROM people WHERE EXISTS (SELECT 1 FROM orders WHERE buyer_email > \'b\')', outcome: 'denied' },
+  { sql: "SELECT p.id FROM people p JOIN (SELECT 'ada.lovelace@example.org' AS buyer_email) g ON p.login_email = g.buyer_email", outcome: 'denied' },
+  { sql: "WITH g AS (SELECT 'ada.lovelace@example.org' AS buyer_email) SELECT p.id FROM people p, g WHERE p.login_email = g.buyer_email", outcome: 'denied' },
+  { sql: "SELECT p.id FROM people p JOIN (SELECT 'ada.lovelace@example.org') AS g(buyer_email) ON p.login_email = g.buyer_email", outcome: 'denied', engines: ['postgres', 'duckdb'] },
   // Writes that would copy or probe a private value: refused before anyone is asked.
   { sql: 'UPDATE people SET name = email WHERE id = 1', outcome: 'denied' },
   { sql: "DELETE FROM people WHERE email LIKE 'zz%'", outcome: 'denied' },

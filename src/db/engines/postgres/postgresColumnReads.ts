@@ -107,6 +107,7 @@ class Reader {
     if (names) return this.#reference(names);
     if (isObject(node.A_Expr) && this.#equality(node.A_Expr)) return;
     if (isObject(node.JoinExpr)) this.#join(node.JoinExpr);
+    for (const alias of aliasesOf(node)) this.result.reads.push({ column: alias, place: 'alias' });
     if (isObject(node.FuncCall)) {
       const name = columnRefNames({ ColumnRef: { fields: node.FuncCall.funcname } })?.at(-1) ?? '';
       if (SQL_TEXT_FUNCTIONS.has(name)) this.result.hidden.push(`${name.toLowerCase()}(), which reads what it is given by name`);
@@ -145,6 +146,18 @@ class Reader {
     this.result.reads.push({ column: right.at(-1) as string, place: 'equality', partner: left.at(-1) as string });
     return true;
   }
+}
+
+/**
+ * The names a node gives other values, outside the outer select list: a select item's alias, a table's or
+ * subquery's column aliases, a CTE's column names.
+ */
+function aliasesOf(node: Node): string[] {
+  const names = (list: unknown) => (Array.isArray(list) ? list : []).flatMap((f) => (isObject(f) && isObject(f.String) ? [String(f.String.sval).toUpperCase()] : []));
+  if (isObject(node.ResTarget) && typeof node.ResTarget.name === 'string') return [node.ResTarget.name.toUpperCase()];
+  if (typeof node.aliasname === 'string') return names(node.colnames);
+  if (isObject(node.CommonTableExpr)) return names(node.CommonTableExpr.aliascolnames);
+  return [];
 }
 
 /** Every table, alias and CTE name of the statement: a reference to one of them alone is its whole row. */
