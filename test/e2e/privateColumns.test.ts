@@ -113,6 +113,9 @@ describe.each(engines)('private columns on %s', (engine) => {
     expectNoSecret(browsed);
     expect(browsed.structuredContent.columns.map((c: { name: string }) => c.name.toLowerCase())).toEqual(['id', 'name', 'email', 'phone', 'login_email']);
     expect(browsed.structuredContent.rows[0][2]).toBe('a***@e***.org');
+    const chosen = await call('browse_table', { table: 'people', columns: ['id', 'ssn', 'login_email'], order_by: [{ column: 'id' }] });
+    expect(chosen.structuredContent.columns.map((c: { name: string }) => c.name.toLowerCase())).toEqual(['id', 'login_email']);
+    expect(chosen.structuredContent.rows[0][1]).toMatch(/^h:[0-9a-f]{16}$/);
     for (const args of [{ filters: [{ column: 'email', op: 'like', value: 'a%' }] }, { order_by: [{ column: 'ssn' }] }]) {
       const refused = await call('browse_table', { table: 'people', ...args });
       expect(refused.content[0].text).toMatch(/^denied: column (email|ssn) is private/);
@@ -122,6 +125,15 @@ describe.each(engines)('private columns on %s', (engine) => {
   it('explain_query refuses what a run would refuse', async () => {
     const refused = await call('explain_query', { sql: "SELECT id FROM people WHERE email LIKE 'a%'", analyze: true });
     expect(refused.content[0].text).toMatch(/^denied: column email is private/);
+  });
+
+  it('INSERT … RETURNING gives the new row masked and hidden as a read would', async () => {
+    const answered = await consented('execute_query', { sql: "INSERT INTO people (id, name, email, ssn, phone) VALUES (9, 'Zed', 'zed.lovelace@example.org', '078-05-1120', '+44 20 7946 0958') RETURNING id, email, ssn, phone" });
+    expect(answered.isError, JSON.stringify(answered)).toBe(false);
+    expectNoSecret(answered);
+    expect(answered.structuredContent.columns.map((c: { name: string }) => c.name.toLowerCase())).toEqual(['id', 'email', 'phone']);
+    expect(answered.structuredContent.rows).toEqual([[9, 'z***@e***.org', '+** ** **** ****']]);
+    await fixture.query('DELETE FROM people WHERE id = 9');
   });
 
   it('a unique violation does not quote the private value it collides with', async () => {

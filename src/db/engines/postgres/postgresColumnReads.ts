@@ -36,12 +36,13 @@ class Reader {
     if (kind !== undefined && CODE_STATEMENTS.has(kind)) return void this.result.hidden.push('code run by the server (a DO block, a function or procedure body), which Sluice cannot read for private columns');
     if (kind === 'SelectStmt') return this.#select(body);
     if (kind === 'InsertStmt' || kind === 'UpdateStmt' || kind === 'DeleteStmt' || kind === 'MergeStmt') {
-      const { returningList, targetList, cols, ...rest } = body;
+      // RETURNING: `returningClause.exprs` since PostgreSQL 18's parser, `returningList` before.
+      const { returningList, returningClause, targetList, cols, ...rest } = body;
       for (const target of [...((targetList as unknown[]) ?? []), ...((cols as unknown[]) ?? [])]) {
         if (isObject(target) && isObject(target.ResTarget)) this.walk(target.ResTarget.val);
       }
       this.walk(rest);
-      return this.#outputs((returningList as unknown[]) ?? []);
+      return this.#outputs(((isObject(returningClause) ? returningClause.exprs : returningList) as unknown[]) ?? []);
     }
     this.walk(body);
   }
