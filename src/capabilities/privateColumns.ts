@@ -103,6 +103,7 @@ function refuseLeaks(matcher: ColumnPolicyMatcher, reads: ColumnReads): void {
   const [hidden] = reads.hidden;
   if (hidden) throw new ToolError('denied', `${hidden} may read a column that this connection's policy keeps private; name the columns in the outer select list`);
   for (const position of reads.positions) {
+    if (reads.outputs.length === 0) throw new ToolError('denied', `ORDER BY or GROUP BY ${position} names a column of a result whose columns Sluice cannot tell, and this connection's policy keeps some private; name the column instead`);
     for (const arm of reads.outputs) {
       const item = arm[position - 1];
       if (item?.kind === 'column' && !matcher.forName(item.column)) continue;

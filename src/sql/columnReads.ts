@@ -293,9 +293,11 @@ function positionsOf(tokens: SqlToken[], depth: number[], result: ColumnReads): 
     if (depth[i] !== 0 || !isWord(tokens[i], 'BY') || !isWord(tokens[i - 1], new Set(['ORDER', 'GROUP']))) continue;
     let end = i + 1;
     while (end < tokens.length && !(depth[end] === 0 && (isWord(tokens[end], OUTPUT_END) || isPunct(tokens[end], ';')))) end++;
-    for (const [from] of splitItems(tokens, depth, i + 1, end)) {
+    for (const [from, to] of splitItems(tokens, depth, i + 1, end)) {
       const first = tokens[from];
       if (first?.kind === 'word' && /^[0-9]/.test(first.text)) result.positions.push(Number.parseInt(first.text, 10));
+      // DuckDB's `ORDER BY ALL` and `GROUP BY ALL` name every output at once.
+      if (to - from === 1 && isWord(first, 'ALL')) result.hidden.push(`${(tokens[i - 1] as SqlToken).text} BY ALL, which uses every output column`);
     }
   }
 }
