@@ -222,7 +222,11 @@ function outputLists(tokens: SqlToken[], depth: number[], handled: Set<number>, 
     for (const [from, to] of splitItems(tokens, depth, at, end)) {
       const item = outputItem(tokens, from, to);
       arm.push(item);
-      if (item.kind === 'expression') continue;
+      if (item.kind === 'expression') {
+        // The outer list's alias names a result column, masked by its name: not a value passed off as a column.
+        if (isWord(tokens[to - 2], 'AS') && isName(tokens[to - 1])) handled.add(to - 1);
+        continue;
+      }
       for (let k = from; k < to; k++) handled.add(k);
       if (item.kind === 'column') result.reads.push({ column: item.column, place: 'output' });
     }

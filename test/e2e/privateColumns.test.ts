@@ -104,7 +104,7 @@ describe.each(engines)('private columns on %s', (engine) => {
     expectNoSecret(shown);
     expect(JSON.parse(shown.contents[0].text).entries[0].sql).toBe('SELECT id FROM people WHERE email = ? AND id = ?');
     expect(JSON.parse((await read('lovelace')).contents[0].text).entries).toEqual([]);
-    const owner = expectModernSuccess(await mcp(app, 'resources/read', { uri: 'sluice://connections/db/history?search=lovelace' }, { headers: exempt }));
+    const owner = expectModernSuccess(await mcp(app, 'resources/read', { uri: `sluice://connections/db/history?search=${encodeURIComponent("lovelace@example.org' AND id = 1078")}` }, { headers: exempt }));
     expect(JSON.parse(owner.contents[0].text).entries).toHaveLength(1);
   });
 

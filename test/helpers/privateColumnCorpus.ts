@@ -72,6 +72,7 @@ const ALL: Probe[] = [
   { sql: 'SELECT p.login_email, o.buyer_email, o.amount FROM people p JOIN orders o ON p.login_email = o.buyer_email', outcome: 'masked' },
   { sql: 'SELECT buyer_email FROM orders', outcome: 'masked' },
   { sql: 'SELECT * FROM people_view', outcome: 'masked' },
+  { sql: "SELECT 'ada.lovelace@example.org' AS buyer_email, count(*) AS login_email FROM people", outcome: 'masked' },
   { sql: 'SELECT email AS name, name AS email FROM people', outcome: 'masked' },
   { sql: 'SELECT *, email AS x FROM people', outcome: 'masked', engines: ['sqlite', 'postgres', 'mysql'] },
   { sql: 'SELECT *, email AS x FROM people', outcome: 'denied', engines: ['duckdb'] },
