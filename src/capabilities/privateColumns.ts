@@ -23,7 +23,7 @@ import { hashValue, maskValue } from './maskedValues.js';
 /** How a result's columns become the answer's: each kept as it is, masked, hashed, or left out. */
 export type ResultMask = (columns: Column[], rows: Rows) => { columns: Column[]; rows: Rows };
 
-/** The guard of one call: `open` when the connection has no policy or the caller's token is exempt. */
+/** The guard of one call: `OPEN` when the connection has no policy or the caller's token is exempt. */
 export type PrivateColumns = {
   /** Refuses a statement that would let a private value out unmasked; else how its result is masked. */
   statement(sql: string): Promise<ResultMask>;
@@ -37,7 +37,7 @@ export type PrivateColumns = {
 
 const unchanged: ResultMask = (columns, rows) => ({ columns, rows });
 
-export const OPEN: PrivateColumns = {
+const OPEN: PrivateColumns = {
   statement: () => Promise.resolve(unchanged),
   table: () => unchanged,
   failure: (error) => error,
@@ -100,6 +100,9 @@ function refuseLeaks(matcher: ColumnPolicyMatcher, reads: ColumnReads): void {
     if (read.place === 'equality' && rule.action === 'hash' && hashedPair) continue;
     throw denied(read.column, rule, PLACES[read.place]);
   }
+  if (reads.outputs.length > 1 && reads.outputs.flat().some((item) => item.kind === 'wildcard')) {
+    throw new ToolError('denied', "a * in a UNION ALL may read a column that this connection's policy keeps private; name the columns");
+  }
   const [hidden] = reads.hidden;
   if (hidden) throw new ToolError('denied', `${hidden} may read a column that this connection's policy keeps private; name the columns in the outer select list`);
   for (const position of reads.positions) {
@@ -121,13 +124,12 @@ const columnRule = (matcher: ColumnPolicyMatcher, column: Column): ColumnRule | 
  * The rule of one result column: its name's and its origin's, where the driver says what it reads and
  * the statement has one select list (a UNION ALL's origins are its first arm's); and the rule of the
  * column each arm of the select list has in its place. A wildcard leaves the places unknown: without
- * origins, or across arms, a private column beside it is refused.
+ * origins, a private column aliased beside it is refused (a `*` across arms is, before the run).
  */
 function ruleOfColumn(matcher: ColumnPolicyMatcher, outputs: OutputItem[][], column: Column, index: number): ColumnRule | undefined {
   const own = outputs.length <= 1 ? columnRule(matcher, column) : matcher.forName(column.name);
   const items = outputs.flat();
   if (items.some((item) => item.kind === 'wildcard')) {
-    if (outputs.length > 1) throw new ToolError('denied', "a * in a UNION ALL may read a column that this connection's policy keeps private; name the columns");
     const aliased = items.find((item) => item.kind === 'column' && matcher.forName(item.column) && item.column !== column.name.toUpperCase());
     if (aliased?.kind === 'column' && !own && !column.origin) {
       throw new ToolError('denied', `cannot tell which result column reads ${aliased.column.toLowerCase()}, which this connection's policy keeps private, beside a *; name the columns`);
