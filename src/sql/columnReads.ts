@@ -104,6 +104,7 @@ export function tokenColumnReads(sql: string, engine: Engine): ColumnReads {
   outputLists(tokens, depth, handled, result);
   equalities(tokens, depth, handled, result);
   positionsOf(tokens, depth, result);
+  if (isWord(tokens[0], new Set(['COPY', 'EXPORT']))) result.hidden.push(`${(tokens[0] as SqlToken).text} of whole tables, whose columns it does not name`);
   // Wherever it stands, a table, an alias or a call: the name alone is enough.
   for (const token of tokens) if (isName(token) && VALUE_STATISTICS.has(token.text)) result.hidden.push(`${token.text.toLowerCase()}, which shows values of other columns`);
   for (let i = 0; i < tokens.length; i++) {

@@ -108,6 +108,9 @@ const ALL: Probe[] = [
   { sql: "SELECT position('@' IN email) FROM people", outcome: 'denied', engines: ['postgres', 'mysql', 'duckdb'] },
   { sql: "DO $$ BEGIN RAISE EXCEPTION '%', (SELECT email FROM people LIMIT 1); END $$", outcome: 'denied', engines: ['postgres'] },
   { sql: "CREATE FUNCTION leak() RETURNS text AS 'SELECT email FROM people LIMIT 1' LANGUAGE sql", outcome: 'denied', engines: ['postgres'] },
+  { sql: 'ALTER TABLE people RENAME COLUMN email TO contact', outcome: 'denied' },
+  { sql: 'COPY people TO STDOUT', outcome: 'denied', engines: ['postgres'] },
+  { sql: "COPY people TO '/tmp/sluice-people.csv' (HEADER false)", outcome: 'denied', engines: ['duckdb'] },
   // Engine-specific ways to read a whole row or JSON of it.
   { sql: 'SELECT row_to_json(p) FROM people p', outcome: 'denied', engines: ['postgres', 'duckdb'] },
   { sql: 'SELECT to_json(p.*) FROM people p', outcome: 'denied', engines: ['postgres'] },

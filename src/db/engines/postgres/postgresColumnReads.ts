@@ -24,6 +24,9 @@ const constantInteger = (node: unknown): number | undefined =>
 /** Statements whose body is code the server runs later or at once, as text this parse does not reach. */
 const CODE_STATEMENTS = new Set(['DoStmt', 'CreateFunctionStmt', 'CreateTrigStmt', 'RuleStmt', 'CallStmt', 'ExecuteStmt', 'PrepareStmt']);
 
+/** Statements that copy whole tables out without naming their columns. */
+const COPY_STATEMENTS = new Set(['CopyStmt']);
+
 class Reader {
   readonly result: ColumnReads = { reads: [], hidden: [], outputs: [], positions: [] };
 
@@ -34,6 +37,9 @@ class Reader {
     const [kind, body] = Object.entries(node)[0] ?? [];
     if (!isObject(body)) return;
     if (kind !== undefined && CODE_STATEMENTS.has(kind)) return void this.result.hidden.push('code run by the server (a DO block, a function or procedure body), which Sluice cannot read for private columns');
+    if (kind !== undefined && COPY_STATEMENTS.has(kind)) return void this.result.hidden.push('COPY of whole tables, whose columns it does not name');
+    // Renaming a column reads nothing, but takes it out from under its rule.
+    if (kind === 'RenameStmt' && typeof body.subname === 'string') this.result.reads.push({ column: body.subname.toUpperCase(), place: 'other' });
     if (kind === 'SelectStmt') return this.#select(body);
     if (kind === 'InsertStmt' || kind === 'UpdateStmt' || kind === 'DeleteStmt' || kind === 'MergeStmt') {
       // RETURNING: `returningClause.exprs` since PostgreSQL 18's parser, `returningList` before.
