@@ -80,7 +80,7 @@ function depths(tokens: SqlToken[]): number[] {
 function plainReference(tokens: SqlToken[], from: number, to: number): string | undefined {
   if (to <= from || (to - from) % 2 === 0) return undefined;
   for (let i = from; i < to; i++) {
-    const ok = (i - from) % 2 === 0 ? isName(tokens[i]) && !isWord(tokens[i], KEYWORDS) : isPunct(tokens[i], '.');
+    const ok = (i - from) % 2 === 0 ? isName(tokens[i]) && !isWord(tokens[i], KEYWORDS) && !/^[0-9]/.test(tokens[i]?.text ?? '') : isPunct(tokens[i], '.');
     if (!ok) return undefined;
   }
   return tokens[to - 1]?.text;
@@ -118,7 +118,7 @@ export function tokenColumnReads(sql: string, engine: Engine): ColumnReads {
       if (SQL_TEXT_FUNCTIONS.has(token.text)) result.hidden.push(`${token.text.toLowerCase()}(), which reads what it is given by name`);
       continue;
     }
-    if (token.kind === 'word' && KEYWORDS.has(token.text)) continue;
+    if (token.kind === 'word' && (KEYWORDS.has(token.text) || /^[0-9]/.test(token.text))) continue;
     if (isWord(tokens[i - 1], 'AS')) {
       result.reads.push({ column: token.text, place: 'alias' });
       continue;
@@ -148,7 +148,8 @@ function relationNames(tokens: SqlToken[], handled: Set<number>, renamed: string
     if (!isWord(tokens[i], RELATION_AFTER) || calls[i]) continue;
     let at = i + 1;
     for (;;) {
-      if (!isName(tokens[at]) || isWord(tokens[at], 'SELECT')) break;
+      // A table function (`FROM query('…')`, `FROM read_csv(…)`) is a call, looked at as one.
+      if (!isName(tokens[at]) || isWord(tokens[at], 'SELECT') || (isPunct(tokens[at + 1], '(') && !isWord(tokens[i], 'INTO'))) break;
       while (isName(tokens[at]) && isPunct(tokens[at + 1], '.') && isName(tokens[at + 2])) {
         handled.add(at).add(at + 1);
         at += 2;
