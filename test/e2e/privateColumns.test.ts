@@ -91,6 +91,12 @@ describe.each(engines)('private columns on %s', (engine) => {
     expect(refused.content[0].text).toMatch(/^denied: column email is private under this connection's policy \(mask, pattern email\)/);
   });
 
+  it('list_connections tells the model which columns are private, and not an exempt token', async () => {
+    const listed = async (as: Record<string, string>) => expectModernSuccess(await callTool(app, 'list_connections', {}, { headers: as })).structuredContent.connections[0];
+    expect((await listed(headers)).private_columns).toEqual(POLICY_RULES);
+    expect(await listed(exempt)).not.toHaveProperty('private_columns');
+  });
+
   it('an exempt token reads the values as they are', async () => {
     const result = (await query("SELECT email, ssn FROM people WHERE email LIKE 'ada%'", exempt)).structuredContent;
     expect(result.rows).toEqual([['ada.lovelace@example.org', '078-05-1120']]);
