@@ -13,6 +13,7 @@ import { TOKENS_FILE, TokenStore } from '../auth/tokenStore.js';
 import { createMethodTable } from '../capabilities/methods.js';
 import { builtinCapabilities, CapabilityRegistry } from '../capabilities/registry.js';
 import type { CapabilityModules } from '../capabilities/types.js';
+import { CustomTools } from '../capabilities/customTools/customTools.js';
 import { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import { SqliteProcessPool, type SqlitePoolSettings, sqlitePoolSettings } from '../db/engines/registry.js';
 import { type SshPlaces, sshPlaces } from '../db/reach/sshTunnel.js';
@@ -78,6 +79,8 @@ export type AppOptions = {
   sqlitePool?: Partial<SqlitePoolSettings>;
   /** The home directory whose `.ssh` SSH tunnels read (config, keys, known hosts): the user's unless a test gives one. */
   sshHome?: string;
+  /** Where the application says what a person must fix (a refused custom tool): standard error unless a test listens. */
+  notice?: (line: string) => void;
 };
 
 export type App = {
@@ -88,6 +91,8 @@ export type App = {
   readonly pairing: PairingService;
   readonly dialogs: ConsentDialogs;
   readonly activity: ActivityLog;
+  /** The custom tools of tools.json. */
+  readonly customTools: CustomTools;
   /** The console, unless the application runs without one. */
   readonly console: ConsoleServer | undefined;
   /** Live children of the supervisor: back to its baseline once every request, code and sheet is done. */
@@ -104,6 +109,8 @@ type Stores = {
   ssh: SshPlaces;
   catalog: ConnectionCatalog;
   registry: CapabilityRegistry;
+  /** The custom tools of tools.json, kept in `registry`. */
+  customTools: CustomTools;
   tokens: TokenStore;
   activity: ActivityLog;
   /** Told of every change the console shows. */
@@ -176,11 +183,20 @@ async function openStores(options: AppOptions): Promise<Stores> {
     changed.notify(entry.action);
   };
   catalog.changes.subscribe((change) => changed.notify(change.type));
-  return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, tokens, activity, changed, audit };
+  const customTools = new CustomTools({
+    dataDir,
+    registry,
+    catalog,
+    clock,
+    notice: options.notice ?? ((line) => process.stderr.write(`sluice: ${line}\n`)),
+    changed: () => changed.notify('tools'),
+  });
+  await customTools.reload();
+  return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, customTools, tokens, activity, changed, audit };
 }
 
 /** The supervisor, and the actors of requests, subscriptions, consent dialogs and pairing under it. */
-function startActors({ clock, catalog, tokens, changed, audit }: Stores, options: AppOptions): Actors {
+function startActors({ clock, catalog, registry, tokens, changed, audit }: Stores, options: AppOptions): Actors {
   const supervisor = startSupervisor({
     clock,
     childDone: (done) => {
@@ -199,7 +215,7 @@ function startActors({ clock, catalog, tokens, changed, audit }: Stores, options
 
   const serving = { enabled: true };
   const requests = new InflightRequests(supervisor);
-  const subscriptions = new Subscriptions(supervisor, catalog, clock);
+  const subscriptions = new Subscriptions(supervisor, catalog, clock, (listener) => registry.onToolsChanged(listener));
   const dialogs = new ConsentDialogs(supervisor, clock);
   // Revocation is immediate: the token's running requests end with -33002.
   tokens.onRevoke((record) => requests.revoke(record.id));
@@ -208,6 +224,7 @@ function startActors({ clock, catalog, tokens, changed, audit }: Stores, options
     tokens,
     clock,
     connections: () => catalog.all(),
+    customToolNames: () => registry.customToolNames(),
     deliver: options.deliver ?? ((url) => deliverCallback(url, clock)),
     audit,
     onPairingRequested: () => {
@@ -266,8 +283,9 @@ function httpDeps(parts: Parts): HttpDeps {
 
 /** The commands of the control socket, which the console's page sends too. */
 function appCommands(parts: Parts): ControlHandlers {
-  const { catalog, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
+  const { catalog, customTools, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
   return controlHandlers({
+    customTools,
     catalog,
     dataDir,
     ssh,
@@ -309,12 +327,12 @@ async function listenOrClose(parts: Parts, commands: ControlHandlers, control: C
 
 /** What the console shows and answers with, the MCP server being on `port`. */
 function consoleDeps(parts: Parts, commands: ControlHandlers, port: number): ConsoleDeps {
-  const { dataDir, clock, serving, pairing, dialogs, tokens, catalog, activity, lockouts, changed, inspector } = parts;
+  const { dataDir, clock, serving, pairing, dialogs, tokens, catalog, activity, lockouts, changed, inspector, customTools } = parts;
   return {
     access: new ConsoleAccess(dataDir, clock),
     commands,
     state: () =>
-      consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => serving.enabled, pairing, dialogs, tokens, catalog, activity, lockouts }),
+      consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => serving.enabled, pairing, dialogs, tokens, catalog, activity, lockouts, customTools }),
     activity: (query) => activity.list(query),
     onChange: (listener) => changed.subscribe(listener),
     inspector,
@@ -324,12 +342,14 @@ function consoleDeps(parts: Parts, commands: ControlHandlers, port: number): Con
 }
 
 /**
- * Once listening: warms the SQLite pool, writes the handshake clients find the server by, flushes token
- * use on a timer and raises approval notices. Returns what stops the timer and the notices.
+ * Once listening: warms the SQLite pool, watches tools.json, writes the handshake clients find the
+ * server by, flushes token use on a timer and raises approval notices. Returns what stops the timer and the notices.
  */
 function announce(parts: Parts, listening: Listening): () => void {
-  const { dataDir, sqlite, bridgeToken, clock, tokens, supervisor, options } = parts;
+  const { dataDir, sqlite, bridgeToken, clock, tokens, supervisor, customTools, options } = parts;
   const server = listening.console;
+  // Watched once serving: a start that fails leaves no watcher holding the process open.
+  customTools.watch();
   // Started with the server, so that the first SQLite statement does not wait for a process to start.
   sqlite.warm();
   writeHandshake(dataDir, {
@@ -351,7 +371,7 @@ function announce(parts: Parts, listening: Listening): () => void {
 
 /** The running application; `stop` ends it in order, once however often it is called. */
 function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => void): App {
-  const { dataDir, tokens, pairing, dialogs, activity, supervisor, catalog } = parts;
+  const { dataDir, tokens, pairing, dialogs, activity, supervisor, catalog, customTools } = parts;
   const { port, control, http, console: consoleServer } = listening;
   let stopped: Promise<void> | undefined;
   return {
@@ -362,6 +382,7 @@ function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => voi
     pairing,
     dialogs,
     activity,
+    customTools,
     console: consoleServer,
     liveActors: () => Object.keys(supervisor.getSnapshot().children).length,
     stop() {
@@ -371,6 +392,7 @@ function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => voi
         await control.close();
         await consoleServer?.close();
         await http.close();
+        await customTools.close();
         await catalog.close();
         supervisor.stop();
         tokens.flush();

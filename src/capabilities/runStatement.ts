@@ -5,7 +5,7 @@ import type { Database, ResultSet, Rows } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
 import type { ConsentDetails } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
-import { previewEffect } from './effectPreview.js';
+import { exactEffect } from './exactEffect.js';
 import type { PrivateColumns } from './privateColumns.js';
 import { toResultSet } from './resultSet.js';
 import type { CallContext } from './types.js';
@@ -41,7 +41,7 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db:
     statementKind: statement.kind,
     statementReason: statement.reason,
     params: statement.params,
-    previewEffect: () => previewEffect(db, statement, ctx.signal),
+    previewEffect: () => exactEffect(db, statement, ctx.signal),
     ...statement.consent,
   });
 }

@@ -42,6 +42,8 @@ export type Tool<S extends ObjectSchema = ObjectSchema> = {
   annotations: ToolAnnotations;
   /** Scopes the tool needs besides `tools:read`; a call without them is `-33007`. */
   scopes: Scope[];
+  /** The one connection the tool always works on (a custom tool's), which its activity rows name. */
+  connectionId?: string;
   /** Client capabilities the tool cannot work without; a call without them is `-32021`. */
   requiredClientCapabilities?: string[];
   run(args: FromSchema<S>, ctx: CallContext): Promise<Record<string, unknown>>;

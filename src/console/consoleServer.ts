@@ -32,6 +32,8 @@ export const CONSOLE_COMMANDS = [
   'connections.mask',
   'server.setEnabled',
   'lockouts.clear',
+  'customTools.define',
+  'customTools.remove',
 ] as const;
 
 const STATIC_TYPES: Record<string, string> = {

@@ -123,6 +123,23 @@ export const PAGES = frozen({ pageSize: 50, maxCompletionValues: 100 });
 export const TOOL_DECLARATIONS = frozen({ modelBytes: 12 * KIB });
 
 /**
+ * Custom tools (issue 32; docs/catalogue.md, "Custom tools"): the definitions file `tools.json` in the
+ * data folder. A file over `maxFileBytes` is refused whole; past `maxTools` entries the rest are
+ * refused one by one. Names follow MCP's tool-name rule (letters, digits, `_`, `-`, `.`) within
+ * `maxNameChars`; a string argument is at most `maxStringChars` (it may be tested against the
+ * definition's pattern). Edits to the file are read once they have settled for `reloadSettleMs`.
+ */
+export const CUSTOM_TOOLS = frozen({
+  maxFileBytes: 256 * KIB,
+  maxTools: 64,
+  maxNameChars: 64,
+  maxDescriptionChars: 1_024,
+  maxParameters: 32,
+  maxStringChars: 4_096,
+  reloadSettleMs: 250,
+});
+
+/**
  * Cache hints (contract, "Cache hints"): fixed per method; `resources/read` per resource, within bounds.
  * @type {Readonly<Record<string, Readonly<{ ttlMs: number, cacheScope: 'public' | 'private' }>>>}
  */
@@ -219,6 +236,20 @@ export const DATABASES = frozen({
    */
   effectPreviewTimeoutMs: 1.5 * SECOND,
   /**
+   * Chosen: a write's dialog first tries the write in a transaction that is rolled back, stopped by the
+   * database past this long in all (docs/console.md, "The exact effect").
+   */
+  rehearsalBudgetMs: 2 * SECOND,
+  /**
+   * Chosen: how long that try waits for another session's lock before it gives up and the dialog falls
+   * back to the estimate. MySQL's `innodb_lock_wait_timeout` counts whole seconds, 1 at least: there it
+   * is 1 s (`rehearsalLockWaitSecondsMysql`).
+   */
+  rehearsalLockWaitMs: 200,
+  rehearsalLockWaitSecondsMysql: 1,
+  /** Chosen: the changed rows a write's dialog shows, before and after; the count is always whole. */
+  rehearsalRowsShown: 20,
+  /**
    * Chosen: `table_statistics` on SQLite counts its tables' rows exactly for at most this long in all,
    * the query process stopping a count that runs past it; a table not counted in time gets
    * sqlite_stat1's estimate, marked as one (docs/limits.md, "Schema, statistics and performance tools").
@@ -240,6 +271,11 @@ export const SSH = frozen({
   keepaliveMs: 15 * SECOND,
   /** A tunnel with no database session through it for this long is closed (reopened on next use). */
   idleCloseMs: 60 * SECOND,
+  /**
+   * Chosen: the most of a known-hosts file Sluice reads. A larger file refuses the connection rather
+   * than be read in part, which could miss a key it holds or revokes.
+   */
+  maxKnownHostsBytes: 16 * MIB,
 });
 
 /** The application (chosen). */

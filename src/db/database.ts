@@ -2,6 +2,7 @@ import { RawJson } from '../protocol/rawJson.js';
 import { type Engine, ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
 import type { BrowseRequest } from '../sql/browseSql.js';
 import type { ColumnOrigin } from './connections/columnPolicy.js';
+import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
 
 export type { Engine };
 
@@ -149,6 +150,12 @@ export interface Database {
    * error may come back as the driver's).
    */
   readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead>;
+  /**
+   * Tries a write once, before anyone consents to it, on a write session in a transaction that is always
+   * rolled back (`rehearsal.js`): each statement within `plan.budgetMs`, enforced in the database, and
+   * waiting at most `plan.lockWaitMs` for another session's lock. Nothing it does is kept.
+   */
+  rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
   /** Runs one statement that writes, once the user has consented to exactly this statement. */
   write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>>;

@@ -17,6 +17,7 @@ import {
   type TableSummary,
 } from './database.js';
 import { DATABASES, RESULTS } from '../core/contract.js';
+import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
 
 export type StatementOptions = {
   params: unknown[];
@@ -35,6 +36,7 @@ export type ServerSessions = {
   read(sql: string, options: StatementOptions): Promise<ResultSet>;
   readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
+  rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
   close(): Promise<void>;
 };
 
@@ -116,6 +118,10 @@ export abstract class ServerDatabase implements Database {
 
   async write(sql: string, options: ReadOptions): Promise<ResultSet> {
     return (await this.#use()).write(sql, statementOptions(options));
+  }
+
+  async rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    return (await this.#use()).rehearse(plan, signal);
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {

@@ -15,7 +15,9 @@ import { callTool, mintToken, type RawResponse, startTestApp, type TestApp } fro
  * when run — `query_failed` and the database's own message, the one a read naming the same table gets —
  * with no `input_required` for a client that can be asked and no console dialog for one that cannot.
  * A write that can run still asks. PostgreSQL checks by preparing the statement on a write session, in
- * a read-only transaction, and deallocating it: nothing is left on the pooled session.
+ * a read-only transaction, and deallocating it: nothing is left on the pooled session. It also checks
+ * what PREPARE does not take: the statement an EXPLAIN ANALYZE wraps, the table DDL changes (it must
+ * exist), the procedure a CALL names.
  */
 
 const engines = await availableEngines();
@@ -98,6 +100,27 @@ describe.each(engines)('the check before consent on %s', (engine) => {
   });
 
   if (engine === 'postgres') {
+    it.each([
+      ['ALTER TABLE missing ADD COLUMN w integer', 'query_failed: relation "missing" does not exist'],
+      ['CREATE INDEX ON missing (v)', 'query_failed: relation "missing" does not exist'],
+      ['ALTER TABLE public.missing RENAME TO gone', 'query_failed: relation "public.missing" does not exist'],
+      ['CALL missing_procedure(1)', 'query_failed: procedure missing_procedure does not exist'],
+      ['EXPLAIN ANALYZE UPDATE missing SET v = 1 WHERE id = 1', 'query_failed: relation "missing" does not exist'],
+      ['EXPLAIN (ANALYZE, FORMAT JSON) DELETE FROM missing WHERE id = 1', 'query_failed: relation "missing" does not exist'],
+    ])('%s → %s before anyone is asked', async (sql, error) => {
+      expect(expectToolError(await execute(sql, ELICITATION_META), 'query_failed')).toBe(error);
+      expect(app.dialogs.list()).toEqual([]);
+    });
+
+    it.each([
+      'ALTER TABLE books ADD COLUMN IF NOT EXISTS w integer',
+      'ALTER TABLE IF EXISTS missing ADD COLUMN w integer',
+      'CREATE INDEX ON books (title)',
+      'EXPLAIN ANALYZE UPDATE books SET title = title WHERE id = 1',
+    ])('%s, which can run, still asks', async (sql) => {
+      expectInputRequired(await execute(sql, ELICITATION_META), sql);
+    });
+
     it('the check leaves no prepared statement on the session it used', async () => {
       // A write that reads the session's prepared statements: approved, it runs on the write session its
       // own check used and gave back last.

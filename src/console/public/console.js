@@ -9,6 +9,7 @@ import { renderSheets, tickAllSheets } from './approvals.js';
 import { renderClients } from './clients.js';
 import { renderMasks, wireMaskForm } from './connectionMasks.js';
 import { renderConnections, wireConnectionForm } from './connections.js';
+import { renderCustomTools, wireCustomToolForm } from './customTools.js';
 import { connectEvents } from './eventStream.js';
 import { renderLockouts, wireLockouts } from './lockouts.js';
 import { renderServer, wireServerSwitch } from './serverSwitch.js';
@@ -27,6 +28,7 @@ function render() {
   renderTokens();
   renderConnections();
   renderMasks();
+  renderCustomTools();
   renderClients();
   renderLockouts();
   syncTokenFilter();
@@ -37,6 +39,7 @@ function start() {
   if (currentSession() === null) return sessionRefused(null);
   wireServerSwitch();
   wireTokenForm();
+  wireCustomToolForm();
   wireConnectionForm();
   wireMaskForm();
   wireActivityFilters();

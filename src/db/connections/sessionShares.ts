@@ -7,6 +7,7 @@ const SESSION_METHODS = new Set<string | symbol>([
   'read',
   'readPages',
   'write',
+  'rehearse',
   'browse',
   'explain',
   'schemaVersion',

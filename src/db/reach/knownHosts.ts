@@ -29,7 +29,7 @@ export type HostKeyCheck =
 /** One line of a known-hosts file: its names, marker and key, none of them for a comment or a line OpenSSH would not read. */
 type Line = { text: string; names?: string; marker?: string; key?: Buffer };
 
-function parseLine(text: string): Line {
+export function parseLine(text: string): Line {
   const fields = text.trim().split(/\s+/);
   const marker = fields[0]?.startsWith('@') ? fields.shift() : undefined;
   const [names, type, base64] = fields;
@@ -41,37 +41,17 @@ function parseLine(text: string): Line {
 }
 
 /** A line's names: one hashed name (`|1|salt|hash`, HMAC-SHA1 of the name), or a pattern list with `*`, `?` and `!`. */
-function namesMatch(names: string, field: string): boolean {
+export function namesMatch(names: string, field: string): boolean {
   if (!names.startsWith('|')) return matchesPatternList(names.split(','), field);
   const hashed = /^\|1\|([^|]+)\|([^|]+)$/.exec(names);
   return hashed !== null && createHmac('sha1', Buffer.from(hashed[1]!, 'base64')).update(field).digest('base64') === hashed[2];
 }
 
 /** The name OpenSSH looks a host up by: lower case, `[host]:port` off port 22. */
-const lookupName = (host: string, port: number) => hostField(host.toLowerCase(), port);
+export const lookupName = (host: string, port: number) => hostField(host.toLowerCase(), port);
 
+/** A file's lines as `knownKeys` numbers them: empty lines are not counted. */
 const linesOf = (file: string) => readFileSync(file, 'utf8').split('\n').filter((text) => text !== '').map(parseLine);
-
-/**
- * The keys `files` hold for `host`:`port`, file by file, line by line. A file that is missing or cannot
- * be read holds none; `@cert-authority` lines are not read (Sluice checks plain host keys only).
- */
-export function knownKeys(files: string[], host: string, port: number): KnownKey[] {
-  const name = lookupName(host, port);
-  return files.flatMap((file) => {
-    let lines: Line[];
-    try {
-      lines = linesOf(file);
-    } catch {
-      return [];
-    }
-    return lines.flatMap(({ names, marker, key }, index) =>
-      key && names && (marker === undefined || marker === '@revoked') && namesMatch(names, name)
-        ? [{ key, revoked: marker === '@revoked', file, line: index + 1 }]
-        : [],
-    );
-  });
-}
 
 /**
  * `key` against the keys known for its host, as OpenSSH judges it: revoked when a `@revoked` line holds

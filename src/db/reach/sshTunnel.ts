@@ -7,7 +7,8 @@ import type { Client, ConnectConfig } from 'ssh2';
 import type { AppClock } from '../../core/clock.js';
 import { SSH } from '../../core/contract.js';
 import { DriverFailure } from '../driverFailure.js';
-import { addHostKey, checkHostKey, fingerprint, hostField, KNOWN_HOSTS_FILE, keyType, type KnownKey, knownKeys, preferredAlgorithms } from './knownHosts.js';
+import { addHostKey, checkHostKey, fingerprint, hostField, KNOWN_HOSTS_FILE, keyType, type KnownKey, preferredAlgorithms } from './knownHosts.js';
+import { knownKeys } from './knownKeys.js';
 import { defaultUserKnownHostsFiles, readSshHostConfig } from './sshConfig.js';
 import { parseSshHop, type SshOptions } from './sshOptions.js';
 
@@ -183,9 +184,9 @@ export class SshTunnel {
     }
   }
 
-  #handshake(client: Client, hop: Hop, sock: Duplex | undefined, verify: Verify, parseKey: ParseKey): Promise<void> {
+  async #handshake(client: Client, hop: Hop, sock: Duplex | undefined, verify: Verify, parseKey: ParseKey): Promise<void> {
     const { auth, tried } = this.#auth(hop, parseKey);
-    const known = knownKeys([this.#settings.knownHostsFile, ...hop.userKnownHostsFiles], hop.host, hop.port);
+    const known = await knownKeys([this.#settings.knownHostsFile, ...hop.userKnownHostsFiles], hop.host, hop.port);
     const preferred = preferredAlgorithms(known);
     return new Promise((resolve, reject) => {
       let refused: Error | undefined;

@@ -4,6 +4,7 @@ import type { PagedRead, PageReader, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import type { SshTunnel } from './sshTunnel.js';
+import type { RehearsalPlan, Rehearsed } from '../rehearsal.js';
 
 /**
  * A server's sessions through its SSH tunnel: each statement first has the tunnel open (or says why it
@@ -43,6 +44,10 @@ class TunneledSessions implements ServerSessions {
 
   write(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#through(() => this.#sessions.write(sql, options));
+  }
+
+  rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    return this.#through(() => this.#sessions.rehearse(plan, signal));
   }
 
   async close(): Promise<void> {

@@ -17,6 +17,10 @@ class HeldDatabase {
   read() {
     return new Promise<void>((resolve) => this.pending.push(resolve));
   }
+
+  rehearse() {
+    return this.read();
+  }
 }
 
 function heldDatabase(sessions: number) {
@@ -58,5 +62,18 @@ describe('SessionShares: half a connection’s sessions per token, the rest wait
     expect(shares.running('c', 'a')).toBe(1);
     expect(shared.defaultSchema()).toBe('main');
     expect(shared.sessions).toBe(1);
+  });
+
+  it('a write tried before consent takes a session of the token share, as the write itself does', async () => {
+    const shares = new SessionShares();
+    const { db, finishOne } = heldDatabase(2);
+    const a = shares.forToken(db, 'c', 'a');
+    const tried = a.rehearse({} as never, new AbortController().signal);
+    await tick();
+    expect(shares.running('c', 'a')).toBe(1);
+    finishOne();
+    await tried;
+    await tick();
+    expect(shares.running('c', 'a')).toBe(0);
   });
 });

@@ -18,7 +18,8 @@ import type { ServerSessions, StatementOptions } from '../../serverDatabase.js';
 import { cancellable, toWireValue } from '../../results/serverValues.js';
 import type { AppClock } from '../../../core/clock.js';
 import { splitStatements, tokenize, UnreadableSql } from '../../../sql/tokens.js';
-import { EXPORTS } from '../../../core/contract.js';
+import { EXPORTS, RESULTS } from '../../../core/contract.js';
+import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import { type DuckdbTarget, type HeldInstance, holdInstance } from './duckdbInstances.js';
 
 /**
@@ -94,6 +95,34 @@ export class DuckdbSessions implements ServerSessions {
     return this.#statement('BEGIN TRANSACTION', 'COMMIT', sql, options, (result, step) => collect(result, options, step));
   }
 
+  /**
+   * A write tried once (rehearsal.js) on a connection of its own, in a transaction always rolled back,
+   * interrupted past the budget. DuckDB takes no locks to wait for: a write that meets another
+   * transaction's change fails at once with a conflict, which is told as a lock.
+   */
+  async rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    try {
+      return await this.#session({ timeoutMs: plan.budgetMs, signal }, async (connection, step) => {
+        const run: RehearsalRun = async (sql, params, maxRows) => {
+          const result = await step(() => connection.stream(sql, params as never));
+          // The write's RETURNING rows are its count: every one is counted, the first `maxRows` kept.
+          if (sql === plan.statement.sql && result.returnType !== ResultReturnType.CHANGED_ROWS) return returnedRows(result, maxRows, step);
+          const set = await collect(result, { params, maxRows, maxBytes: RESULTS.defaultBytes, timeoutMs: plan.budgetMs, signal }, step);
+          return { columns: set.columns.map((c) => c.name), rows: set.rows, rowsAffected: set.rowsAffected };
+        };
+        await step(() => connection.run('BEGIN TRANSACTION'));
+        const rehearsed = await rehearseSteps(plan, run);
+        await step(() => connection.run('ROLLBACK'));
+        return rehearsed;
+      });
+    } catch (error) {
+      if (signal.aborted || !(error instanceof DriverFailure)) throw error;
+      if (error.kind === 'statement_timeout') return { ran: false, stopped: 'time' };
+      if (/conflict/i.test(error.message)) return { ran: false, stopped: 'lock' };
+      throw error;
+    }
+  }
+
   /** Interrupts the statements still running (they fail `not_connected`), then lets go of the database (closed once no connection uses it). */
   async close(): Promise<void> {
     for (const stop of this.#running.keys()) stop();
@@ -101,16 +130,28 @@ export class DuckdbSessions implements ServerSessions {
     this.#held.release();
   }
 
-  async #statement<T>(begin: string, end: string, sql: string, options: StatementOptions, reading: Reading<T>): Promise<T> {
+  #statement<T>(begin: string, end: string, sql: string, options: StatementOptions, reading: Reading<T>): Promise<T> {
     options.signal.throwIfAborted();
     refuseSeveral(sql);
+    return this.#session(options, async (connection, step) => {
+      await step(() => connection.run(begin));
+      const result = await step(() => connection.stream(sql, options.params as never));
+      const set = await reading(result, step);
+      await step(() => connection.run(end));
+      return set;
+    });
+  }
+
+  /** A connection of its own for `work`, stopped past `timeoutMs`, on cancellation or when the sessions close. */
+  async #session<T>(options: { timeoutMs: number; signal: AbortSignal }, work: (connection: DuckDBConnection, step: Step) => Promise<T>): Promise<T> {
+    options.signal.throwIfAborted();
     const connection = await this.#instance.connect();
     const stop: Stop = { reason: undefined };
     const close = () => {
       stop.reason ??= 'closed';
       connection.interrupt();
     };
-    const running = this.#run(connection, stop, begin, end, sql, options, reading);
+    const running = this.#run(connection, stop, options, work);
     this.#running.set(close, running);
     try {
       return await running;
@@ -119,27 +160,26 @@ export class DuckdbSessions implements ServerSessions {
     }
   }
 
-  async #run<T>(connection: DuckDBConnection, stop: Stop, begin: string, end: string, sql: string, options: StatementOptions, reading: Reading<T>): Promise<T> {
+  async #run<T>(
+    connection: DuckDBConnection,
+    stop: Stop,
+    options: { timeoutMs: number; signal: AbortSignal },
+    work: (connection: DuckDBConnection, step: Step) => Promise<T>,
+  ): Promise<T> {
     const timer = this.#clock.setTimeout(() => {
       stop.reason ??= 'timedOut';
       connection.interrupt();
     }, options.timeoutMs);
     // An interrupt between two statements is lost: each step checks whether the statement was stopped.
-    const step: Step = async (work) => {
-      const done = await work();
+    const step: Step = async (next) => {
+      const done = await next();
       if (stop.reason) throw new Error(`stopped: ${stop.reason}`);
       return done;
     };
     try {
       return await cancellable(
         options.signal,
-        async () => {
-          await step(() => connection.run(begin));
-          const result = await step(() => connection.stream(sql, options.params as never));
-          const set = await reading(result, step);
-          await step(() => connection.run(end));
-          return set;
-        },
+        () => work(connection, step),
         async () => {
           stop.reason ??= 'cancelled';
           connection.interrupt();
@@ -212,6 +252,23 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: St
 function* rowsOf(chunk: DuckDBDataChunk, width: number, converter: DuckDBValueConverter<unknown>): Generator<unknown[]> {
   const vectors = Array.from({ length: width }, (_, i) => chunk.getColumnVector(i));
   for (let row = 0; row < chunk.rowCount; row++) yield vectors.map((vector) => converter(vector.getItem(row), vector.type, converter));
+}
+
+/** A write's RETURNING rows: every one counted as a row it changed, the first `maxRows` kept. */
+async function returnedRows(result: DuckDBResult, maxRows: number, step: Step) {
+  const columns = Array.from({ length: result.columnCount }, (_, i) => result.columnName(i));
+  const toJson = jsonValues(RESULTS.defaultBytes);
+  const rows: unknown[][] = [];
+  let count = 0;
+  for (let chunk = await step(() => result.fetchChunk()); chunk && chunk.rowCount > 0; chunk = await step(() => result.fetchChunk())) {
+    for (const row of rowsOf(chunk, columns.length, toJson)) {
+      if (rows.length === maxRows) break;
+      rows.push(row);
+    }
+    count += chunk.rowCount;
+    chunk.reset();
+  }
+  return { columns, rows, rowsAffected: count };
 }
 
 /** The result's rows handed to `onPage` a page at a time, up to `maxRows` and the byte budget. */

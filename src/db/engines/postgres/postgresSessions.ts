@@ -12,10 +12,11 @@ import { tokenize } from '../../../sql/tokens.js';
 import { RowBudget } from '../../results/resultBudget.js';
 import { jsonValue } from '../../results/jsonText.js';
 import { RowPages } from '../../results/rowPages.js';
-import { assertParses } from './postgresParser.js';
+import { assertParses, type CatalogName } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../../reach/tlsSettings.js';
-import { DATABASES, EXPORTS } from '../../../core/contract.js';
+import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
+import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
@@ -26,9 +27,17 @@ const JSON_TYPES = new Set([114, 3802, 199, 3807]);
 const TYPE_NAMES = new Map(Object.entries(pg.types.builtins).map(([name, oid]) => [oid, name.toLowerCase()]));
 const CURSOR_VERBS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 const ROW_COUNTING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
-/** Rows per FETCH: the first batch is small, later ones grow fourfold up to the largest. */
+/** query_canceled (past `statement_timeout`, as its message says) and lock_not_available (past `lock_timeout`). */
+const CANCELED = '57014';
+const LOCK_NOT_AVAILABLE = '55P03';
+/**
+ * Rows per FETCH: the first batch is small, later ones grow fourfold up to the largest, and take about
+ * BATCH_BYTES of the budget at most (at the rows' size so far), so that no batch's rows hold the event
+ * loop for long while they are converted and measured.
+ */
 const FIRST_BATCH = 100;
 const LARGEST_BATCH = 2_000;
+const BATCH_BYTES = 1_048_576;
 
 const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
@@ -49,6 +58,17 @@ const ignore = () => {};
 /** A statement over the extended protocol (one statement only, values bound); `queryMode` is not in pg's types. */
 const extended = (text: string, values: unknown[]) =>
   ({ text, values, rowMode: 'array', queryMode: 'extended' }) as pg.QueryArrayConfig;
+
+/** Whether a relation exists: by its schema, or on the session's search path (temporary tables first). */
+const RELATION_EXISTS = `SELECT to_regclass(CASE WHEN $1::text IS NULL THEN quote_ident($2::text)
+  ELSE quote_ident($1::text) || '.' || quote_ident($2::text) END) IS NOT NULL`;
+
+/** Whether a procedure of that name exists: in its schema, or in one on the session's search path. */
+const PROCEDURE_EXISTS = `SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+  WHERE p.prokind = 'p' AND p.proname = $2::text
+  AND (n.nspname = $1::text OR ($1::text IS NULL AND n.nspname = ANY (current_schemas(true)))))`;
+
+const shownName = ({ schema, name }: CatalogName) => (schema === null ? name : `${schema}.${name}`);
 
 /**
  * The two pools of one PostgreSQL connection. Reads use sessions whose default transaction is read only
@@ -91,19 +111,30 @@ export class PostgresSessions implements ServerSessions {
   }
 
   /**
-   * Refuses what PostgreSQL's own parser refuses (no round trip), then, for a statement PREPARE takes,
-   * what the catalogue refuses (a missing table or column, a type that does not fit) with the error the
-   * statement would give when run. It is prepared, which runs nothing, in a read-only transaction on a
-   * write session (where the token's own temporary tables are, as for the write) and deallocated before
-   * the session goes back: a failure closes the session instead.
+   * Refuses what PostgreSQL's own parser refuses (no round trip), then what the catalogue refuses, with
+   * the error the statement would give when run: a statement PREPARE takes (or the one an EXPLAIN wraps)
+   * is prepared, which runs nothing, and deallocated; a table DDL changes and a procedure CALL names must
+   * exist. All of it in a read-only transaction on a write session (where the token's own temporary
+   * tables are, as for the write); a failure closes the session instead of giving it back.
    */
   async check(sql: string, signal: AbortSignal): Promise<void> {
-    if (!(await assertParses(sql)).preparable) return;
+    const { prepare, relations, procedure } = await assertParses(sql);
+    if (prepare === undefined && relations.length === 0 && procedure === undefined) return;
     await this.#session(this.#writes, { signal }, async (client) => {
       await client.query('BEGIN READ ONLY');
       await client.query(`SET LOCAL statement_timeout = ${DATABASES.introspectionTimeoutMs}`);
-      await client.query(extended(`PREPARE sluice_check AS ${sql}`, []));
-      await client.query('DEALLOCATE sluice_check');
+      if (prepare !== undefined) {
+        await client.query(extended(`PREPARE sluice_check AS ${prepare}`, []));
+        await client.query('DEALLOCATE sluice_check');
+      }
+      for (const relation of relations) {
+        const found = await client.query(extended(RELATION_EXISTS, [relation.schema, relation.name]));
+        if (found.rows[0]?.[0] !== true) throw new DriverFailure('query_failed', `relation "${shownName(relation)}" does not exist`, [], '42P01');
+      }
+      if (procedure !== undefined) {
+        const found = await client.query(extended(PROCEDURE_EXISTS, [procedure.schema, procedure.name]));
+        if (found.rows[0]?.[0] !== true) throw new DriverFailure('query_failed', `procedure ${shownName(procedure)} does not exist`, [], '42883');
+      }
       await client.query('ROLLBACK');
     });
   }
@@ -126,7 +157,7 @@ export class PostgresSessions implements ServerSessions {
         await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
         for (let batch = FIRST_BATCH; !rows.done; batch = Math.min(batch * 4, LARGEST_BATCH)) {
           if (batch > FIRST_BATCH && performance.now() - started >= options.timeoutMs) throw statementTimeout();
-          const want = Math.min(batch, rows.rowsLeft);
+          const want = rows.nextFetch(batch);
           const result = await guarded(client, rows, () =>
             client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }),
           );
@@ -186,6 +217,39 @@ export class PostgresSessions implements ServerSessions {
       await client.query('COMMIT');
       const affected = ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0;
       return rows.resultSet(affected);
+    });
+  }
+
+  /**
+   * A write tried once (rehearsal.js) on a write session, in a transaction always rolled back: its
+   * `lock_timeout` is the lock wait, and each statement's `statement_timeout` what is left of the budget,
+   * all set for the transaction only.
+   */
+  rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    return this.#session(this.#writes, { signal }, async (client) => {
+      const started = performance.now();
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL lock_timeout = ${Math.ceil(plan.lockWaitMs)}`);
+      const run: RehearsalRun = async (sql, params, maxRows) => {
+        const left = Math.ceil(plan.budgetMs - (performance.now() - started));
+        if (left <= 0) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: CANCELED });
+        await client.query(`SET LOCAL statement_timeout = ${left}`);
+        const options = { params, maxRows, maxBytes: RESULTS.defaultBytes, timeoutMs: plan.budgetMs, signal };
+        const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
+        const result = await guarded(client, rows, () => client.query(extended(sql, params)));
+        const set = rows.resultSet(ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0);
+        return { columns: set.columns.map((c) => c.name), rows: set.rows, rowsAffected: set.rowsAffected };
+      };
+      let rehearsed: Rehearsed;
+      try {
+        rehearsed = await rehearseSteps(plan, run);
+      } catch (error) {
+        const { code, message } = error as PgError;
+        if (signal.aborted || !((code === CANCELED && /statement timeout/.test(message)) || code === LOCK_NOT_AVAILABLE)) throw error;
+        rehearsed = { ran: false, stopped: code === CANCELED ? 'time' : 'lock' };
+      }
+      await client.query('ROLLBACK');
+      return rehearsed;
     });
   }
 
@@ -308,6 +372,13 @@ class BudgetedRows {
 
   get done(): boolean {
     return this.#truncatedBy !== undefined;
+  }
+
+  /** Rows to FETCH next: `batch` at most, and no more than would take about BATCH_BYTES at the rows' size so far. */
+  nextFetch(batch: number): number {
+    const { rows, used } = this.#budget;
+    const byBytes = rows === 0 ? batch : Math.max(1, Math.floor((BATCH_BYTES * rows) / used));
+    return Math.min(batch, byBytes, this.rowsLeft);
   }
 
   /** What the guard lets through for the next batch: twice the budget left (wire text is rarely longer than JSON). */
