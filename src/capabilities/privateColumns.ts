@@ -4,6 +4,7 @@ import { type Column, type Database, type Rows, valuesOf } from '../db/database.
 import { DriverFailure } from '../db/driverFailure.js';
 import { engineModule } from '../db/engines/registry.js';
 import type { Principal } from '../auth/principal.js';
+import type { EffectPreview } from '../runtime/consentDialogs.js';
 import { type ColumnRead, type ColumnReads, type OutputItem, tokenColumnReads } from '../sql/columnReads.js';
 import { ToolError } from '../core/errors.js';
 import { tokenize, tokenSpans, UnreadableSql } from '../sql/tokens.js';
@@ -33,6 +34,8 @@ export type PrivateColumns = {
   failure(error: unknown, sql?: string): unknown;
   /** A statement of the history (another token's, maybe) as this caller may read it: its literals left out. */
   statementText(sql: string): string;
+  /** A write's tried effect, as its consent shows it to this caller's client: the rows before and after masked. */
+  effect(preview: EffectPreview | undefined): EffectPreview | undefined;
 };
 
 const unchanged: ResultMask = (columns, rows) => ({ columns, rows });
@@ -42,6 +45,7 @@ const OPEN: PrivateColumns = {
   table: () => unchanged,
   failure: (error) => error,
   statementText: (sql) => sql,
+  effect: (preview) => preview,
 };
 
 /** The guard for `principal` on `connection`, with `key` for hashes. */
@@ -65,6 +69,19 @@ export function privateColumns(principal: Principal, connection: SavedConnection
     },
     failure: (error, sql) => (error instanceof DriverFailure ? redactedFailure(error, db, sql) : error),
     statementText: (sql) => withoutLiterals(db, sql),
+    effect: (preview) => maskedEffect(preview, masked((column) => columnRule(matcher, column))),
+  };
+}
+
+/** The tried rows of a write's consent through `mask`: a private column's values before and after masked, hashed or left out. */
+function maskedEffect(preview: EffectPreview | undefined, mask: ResultMask): EffectPreview | undefined {
+  if (!preview || !('changes' in preview)) return preview;
+  const columns = preview.columns.map((name) => ({ name, type: '' }));
+  const shown = (row: unknown[] | null) => (row === null ? null : (valuesOf(mask(columns, [row]).rows)[0] ?? null));
+  return {
+    ...preview,
+    columns: mask(columns, []).columns.map((c) => c.name),
+    changes: preview.changes.map(({ before, after }) => ({ before: shown(before), after: shown(after) })),
   };
 }
 

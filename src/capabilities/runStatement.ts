@@ -41,7 +41,7 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db:
     statementKind: statement.kind,
     statementReason: statement.reason,
     params: statement.params,
-    previewEffect: () => exactEffect(db, statement, ctx.signal),
+    previewEffect: async () => privacy.effect(await exactEffect(db, statement, ctx.signal)),
     ...statement.consent,
   });
 }

@@ -142,6 +142,13 @@ describe.each(engines)('private columns on %s', (engine) => {
     await fixture.query('DELETE FROM people WHERE id = 9');
   });
 
+  it('a write’s consent shows the rows it would change with their private values masked', async () => {
+    const asked = await callTool(app, 'execute_query', { connection_id: 'db', sql: "UPDATE people SET name = 'Ada L.' WHERE id = 1" }, { headers, extraMeta: ELICITATION_META });
+    expect(asked.json.result.resultType).toBe('input_required');
+    expectNoSecret(asked.json);
+    expect(JSON.stringify(asked.json)).toContain('a***@e***.org');
+  });
+
   it('a unique violation does not quote the private value it collides with', async () => {
     await fixture.query("INSERT INTO people (id, name, email) VALUES (3, 'Eve', 'ada.lovelace@example.org')");
     await fixture.query('CREATE UNIQUE INDEX people_name_email ON people (name, email)');
