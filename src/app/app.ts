@@ -35,6 +35,7 @@ import { chooseSecretHome, describeSecretHome, type SecretHome } from '../platfo
 import { raiseApprovalNotices } from '../runtime/approvalNotices.js';
 import { ConsentDialogs } from '../runtime/consentDialogs.js';
 import { InflightRequests } from '../runtime/inflightRequests.js';
+import { HeldReads } from '../runtime/heldReads.js';
 import { LegacySessions } from '../runtime/legacySessions.js';
 import { Subscriptions } from '../runtime/subscriptions.js';
 import { assertNotRunning, type ControlHandlers, type ControlServer, startControlServer } from '../control/controlServer.js';
@@ -125,6 +126,7 @@ type Actors = {
   inspector: InspectorFeed;
   requests: InflightRequests;
   subscriptions: Subscriptions;
+  heldReads: HeldReads;
   dialogs: ConsentDialogs;
   pairing: PairingService;
   /** False while the user has switched the MCP server off; a pairing request switches it back on. */
@@ -202,6 +204,7 @@ function startActors({ clock, catalog, registry, tokens, changed, audit }: Store
     childDone: (done) => {
       requests.keys.reaped(done.actorId);
       subscriptions.keys.reaped(done.actorId);
+      heldReads.keys.reaped(done.actorId);
       pairing.childDone(done);
     },
   });
@@ -217,6 +220,9 @@ function startActors({ clock, catalog, registry, tokens, changed, audit }: Store
   const requests = new InflightRequests(supervisor);
   const subscriptions = new Subscriptions(supervisor, catalog, clock, (listener) => registry.onToolsChanged(listener));
   const dialogs = new ConsentDialogs(supervisor, clock);
+  const heldReads = new HeldReads(supervisor, clock);
+  // A removed or moved connection's held reads give their sessions back before its pools close.
+  catalog.beforeRetire((id) => heldReads.releaseConnection(id));
   // Revocation is immediate: the token's running requests end with -33002.
   tokens.onRevoke((record) => requests.revoke(record.id));
   const pairing = new PairingService({
@@ -231,7 +237,7 @@ function startActors({ clock, catalog, registry, tokens, changed, audit }: Store
       serving.enabled = true;
     },
   });
-  return { supervisor, inspector, requests, subscriptions, dialogs, pairing, serving };
+  return { supervisor, inspector, requests, subscriptions, dialogs, heldReads, pairing, serving };
 }
 
 /** Bearer authentication, the stdio bridge's token, and the limits and lockouts of callers. */
@@ -259,7 +265,7 @@ function admission({ clock, tokens, audit }: Stores, options: AppOptions): Admis
 
 /** The MCP endpoint's and the pairing exchange's dependencies. */
 function httpDeps(parts: Parts): HttpDeps {
-  const { registry, catalog, authenticator, callerLimits, serving, requests, clock, dialogs, subscriptions, supervisor, audit, options } = parts;
+  const { registry, catalog, authenticator, callerLimits, serving, requests, clock, dialogs, subscriptions, heldReads, supervisor, audit, options } = parts;
   return {
     mcp: {
       methods: createMethodTable(registry, new CursorCodec()),
@@ -272,6 +278,7 @@ function httpDeps(parts: Parts): HttpDeps {
       signer: new RequestStateSigner(() => clock.now()),
       dialogs,
       subscriptions,
+      heldReads,
       sessions: new LegacySessions(supervisor, clock),
       clock,
       audit,
@@ -371,7 +378,7 @@ function announce(parts: Parts, listening: Listening): () => void {
 
 /** The running application; `stop` ends it in order, once however often it is called. */
 function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => void): App {
-  const { dataDir, tokens, pairing, dialogs, activity, supervisor, catalog, customTools } = parts;
+  const { dataDir, tokens, pairing, dialogs, activity, supervisor, catalog, customTools, heldReads } = parts;
   const { port, control, http, console: consoleServer } = listening;
   let stopped: Promise<void> | undefined;
   return {
@@ -393,6 +400,8 @@ function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => voi
         await consoleServer?.close();
         await http.close();
         await customTools.close();
+        // Closing the HTTP server ended the held reads (server.stopping): their sessions come back first.
+        await heldReads.closed();
         await catalog.close();
         supervisor.stop();
         tokens.flush();

@@ -82,13 +82,15 @@ export function refuseControlCharacters(argument: string, value: string): void {
  * tool, resource and completion reaches a database through here, so `database`, which becomes a
  * connection option, is checked here first, before any driver or pool is touched. Unknown ids are
  * `not_found`; a connection hidden from the caller (outside its allowlist, external access blocked, AI
- * policy never) is refused with `-33007`. `privacy` guards the connection's private columns for this caller.
+ * policy never) is refused with `-33007`. `key` names the connection on that database (the pools a
+ * held read's session comes from, which its cursor is bound to); `privacy` guards the connection's
+ * private columns for this caller.
  */
 export function useConnection(
   ctx: CallContext,
   id: string,
   database?: string,
-): { connection: SavedConnection; db: Database; privacy: PrivateColumns } {
+): { connection: SavedConnection; db: Database; key: string; privacy: PrivateColumns } {
   if (database !== undefined) refuseControlCharacters('database', database);
   const connection = ctx.catalog.get(id);
   if (!connection) throw new ToolError('not_found', `no connection with id "${id}"; call list_connections`);
@@ -100,7 +102,7 @@ export function useConnection(
   // each file: long statements on two files must not take every process from the other tokens.
   const shareKey = engineModule(connection.engine).sharedPool ? SQLITE_POOL_SHARE : key;
   const shared = ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id);
-  return { connection: target, db: shared, privacy: privateColumns(ctx.principal, target, shared, ctx.catalog.maskingKey) };
+  return { connection: target, db: shared, key, privacy: privateColumns(ctx.principal, target, shared, ctx.catalog.maskingKey) };
 }
 
 export async function describeOrFail(

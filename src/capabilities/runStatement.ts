@@ -7,7 +7,9 @@ import type { ConsentDetails } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
 import { exactEffect } from './exactEffect.js';
 import type { PrivateColumns } from './privateColumns.js';
+import { readHeld, withCursor } from './readOn.js';
 import { toResultSet } from './resultSet.js';
+import type { CursorScope } from '../runtime/heldReads.js';
 import type { CallContext } from './types.js';
 
 export type Statement = {
@@ -22,6 +24,8 @@ export type Statement = {
   timeoutMs: number;
   /** What the user's consent shows besides the statement (`insert_rows`: its rows). */
   consent?: ConsentDetails;
+  /** A read cut for its size stays open behind a `next_cursor` for this token, connection and tool (readOn.ts). */
+  heldFor?: CursorScope;
 };
 
 /**
@@ -48,7 +52,8 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db:
 
 /**
  * Runs a classified statement: reads at once, writes once authorised. A "read" the engine calls a
- * write is authorised as a write before it runs. Progress 0.3 when it starts, 1 when it is done; the
+ * write is authorised as a write before it runs. A read cut for its size carries a `next_cursor` when
+ * the statement asks (`heldFor`) and its engine holds reads; a write never does. Progress 0.3 when it starts, 1 when it is done; the
  * statement goes into the connection's history. Before anything, `privacy` refuses a statement that
  * would let a private column's value out; it masks the result and redacts a failure.
  */
@@ -76,7 +81,14 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
       row_count: rowCount,
       outcome,
     });
-  const run = (kind: StatementKind) => (kind === 'read' ? db.read(statement.sql, options) : db.write(statement.sql, options));
+  let nextCursor: string | undefined;
+  const read = async () => {
+    if (!statement.heldFor) return db.read(statement.sql, options);
+    const answer = await readHeld(ctx, db, statement.heldFor, statement.sql, statement.sql, options);
+    nextCursor = answer.nextCursor;
+    return answer.result;
+  };
+  const run = (kind: StatementKind) => (kind === 'read' ? read() : db.write(statement.sql, options));
   const failed = (error: unknown, kind: StatementKind) => {
     record('error', 0, kind);
     return fromDriverError(privacy.failure(error, statement.sql));
@@ -96,5 +108,5 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   record('success', result.rows.length, kind);
   if (kind === 'ddl' || kind === 'destructive') ctx.catalog.changes.emit({ type: 'schema', connectionId: connection.id });
   ctx.progress(1, 1, kind === 'read' ? `${result.rows.length} row(s)` : `${result.rowsAffected} row(s) affected`);
-  return toResultSet({ ...result, ...mask(result.columns, result.rows) }, kind, performance.now() - started);
+  return withCursor(toResultSet({ ...result, ...mask(result.columns, result.rows) }, kind, performance.now() - started), nextCursor);
 }

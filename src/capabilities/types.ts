@@ -2,6 +2,7 @@ import type { ActivityEntry } from '../activity/activityLog.js';
 import type { Principal, Scope } from '../auth/principal.js';
 import type { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import type { QueryHistory } from '../db/results/queryHistory.js';
+import type { HeldReads } from '../runtime/heldReads.js';
 import type { Consent } from './consent.js';
 import type { ObjectOutputSchema } from './outputSchema.js';
 import type { FromSchema, ObjectSchema } from './schema.js';
@@ -11,6 +12,8 @@ export type CallContext = {
   principal: Principal;
   catalog: ConnectionCatalog;
   history: QueryHistory;
+  /** Reads held open behind `next_cursor`s (execute_query, browse_table). */
+  heldReads: HeldReads;
   clientCapabilities: Record<string, unknown>;
   signal: AbortSignal;
   /** Reports progress; ignored unless the request carried a progress token. */
@@ -79,6 +82,13 @@ export type PromptArgument = { name: string; description: string; required: bool
 
 export type PromptMessage = { role: 'user' | 'assistant'; content: { type: 'text'; text: string } };
 
+/**
+ * A prompt's message that embeds database text (a schema, a table, statements): `lead`, then `data`, then
+ * `after`. `prompts/get` cuts `data` to the token budget and fences it (methods.ts), on the path every
+ * answer takes.
+ */
+export type PromptDataMessage = { role: 'user'; lead: string; data: string; after?: string };
+
 export type Prompt = {
   name: string;
   title: string;
@@ -87,7 +97,7 @@ export type Prompt = {
   render(
     args: Record<string, string>,
     ctx: CallContext,
-  ): Promise<{ description: string; messages: PromptMessage[] }>;
+  ): Promise<{ description: string; messages: (PromptMessage | PromptDataMessage)[] }>;
 };
 
 export type CapabilityModules = {

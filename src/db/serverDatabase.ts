@@ -8,6 +8,7 @@ import {
   ENGINE_NAMES,
   type ExplainOptions,
   type Explanation,
+  type HeldResult,
   type PagedRead,
   type PageReader,
   type ReadOptions,
@@ -35,6 +36,8 @@ export type ServerSessions = {
   check(sql: string, signal: AbortSignal): Promise<void>;
   read(sql: string, options: StatementOptions): Promise<ResultSet>;
   readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead>;
+  /** `Database.holdRead`; absent where the driver cannot hold a read open between calls. */
+  holdRead?(sql: string, options: StatementOptions): Promise<HeldResult>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
   close(): Promise<void>;
@@ -114,6 +117,13 @@ export abstract class ServerDatabase implements Database {
 
   async readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead> {
     return (await this.#use()).readPages(sql, statementOptions(options), onPage);
+  }
+
+  /** `Database.holdRead` for an engine whose sessions hold reads (PostgreSQL); else the read whole, with no rest. */
+  protected async holdOn(sql: string, options: ReadOptions): Promise<HeldResult> {
+    const sessions = await this.#use();
+    if (!sessions.holdRead) return { result: await sessions.read(sql, statementOptions(options)) };
+    return sessions.holdRead(sql, statementOptions(options));
   }
 
   async write(sql: string, options: ReadOptions): Promise<ResultSet> {

@@ -92,6 +92,11 @@ export type EngineModule = {
    * a `DriverFailure` (`invalid_argument`, the parser's message) when it does not parse.
    */
   parse?(sql: string): Promise<unknown>;
+  /**
+   * Its driver has `Database.holdRead`: a cut read stays open on its snapshot behind a `next_cursor`.
+   * Without it a cut answer has no next page (the capabilities ask the driver; tests ask this).
+   */
+  holdsReads?: true;
   /** Booleans are bound as 1 and 0 (SQLite has no boolean type). */
   bindsBooleansAsNumbers?: true;
   /**

@@ -1,6 +1,6 @@
 import { controlCharacterIn } from '../../core/controlCharacters.js';
 import type { ServerAddress } from '../connections/connectionUrl.js';
-import type { PagedRead, PageReader, ResultSet } from '../database.js';
+import type { HeldResult, PagedRead, PageReader, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import type { SshTunnel } from './sshTunnel.js';
@@ -40,6 +40,13 @@ class TunneledSessions implements ServerSessions {
 
   readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead> {
     return this.#through(() => this.#sessions.readPages(sql, options, onPage));
+  }
+
+  /** The held read's later pages go over the same tunnel; a tunnel that drops fails them as a lost session. */
+  holdRead(sql: string, options: StatementOptions): Promise<HeldResult> {
+    const { holdRead } = this.#sessions;
+    if (!holdRead) return this.#through(async () => ({ result: await this.#sessions.read(sql, options) }));
+    return this.#through(() => holdRead.call(this.#sessions, sql, options));
   }
 
   write(sql: string, options: StatementOptions): Promise<ResultSet> {

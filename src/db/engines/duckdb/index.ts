@@ -24,6 +24,7 @@ export const duckdb: EngineModule = {
   },
   dialect: SQL_DIALECTS.duckdb,
   schemaObjects: duckdbSchemaObjects,
+  holdsReads: true,
   effects: { rowSelection: async (sql, params) => tokenRowSelection(sql, 'duckdb', params), tableEscapes: duckdbTableEscapes },
   fileDatabaseName: (connection) =>
     !('path' in connection) || connection.path === ':memory:' ? 'memory' : basename(connection.path).replace(/\.[^.]*$/, ''),

@@ -31,6 +31,7 @@ export const postgres: EngineModule = {
   health: postgresHealth,
   performance: { slowQueries: postgresSlowQueries, queryIndexAdvice: postgresIndexAdvice, workloadIndexAdvice: postgresIndexAdvice },
   columnReads: postgresColumnReads,
+  holdsReads: true,
   effects: {
     tableEscapes: postgresTableEscapes,
     rowSelection: postgresRowSelection,

@@ -3,7 +3,8 @@ import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
-import type { Column, PagedRead, PageReader, ResultSet } from '../../database.js';
+import type { Column, HeldPage, HeldResult, PagedRead, PageReader, ResultSet } from '../../database.js';
+import { HeldPages } from '../../results/heldPages.js';
 import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { postgresFailureKind } from '../../failureKinds.js';
 import { type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
@@ -83,6 +84,8 @@ export class PostgresSessions implements ServerSessions {
   readonly #writes: pg.Pool;
   readonly #secrets: string[];
   readonly #owners: Handover<pg.PoolClient>;
+  /** Reads held open between pages (`holdRead`), each on a session out of the read pool. */
+  readonly #held = new Set<HeldPostgresRead>();
 
   /** `owners` decides when a session is reset: the benchmark's baseline passes one that never does. */
   constructor(address: ServerAddress, owners: Handover<pg.PoolClient> = new SessionOwners()) {
@@ -153,22 +156,63 @@ export class PostgresSessions implements ServerSessions {
       const verb = tokenize(sql, 'postgres')[0]?.text ?? '';
       const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
       if (CURSOR_VERBS.has(verb)) {
-        const started = performance.now();
         await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
-        for (let batch = FIRST_BATCH; !rows.done; batch = Math.min(batch * 4, LARGEST_BATCH)) {
-          if (batch > FIRST_BATCH && performance.now() - started >= options.timeoutMs) throw statementTimeout();
-          const want = rows.nextFetch(batch);
-          const result = await guarded(client, rows, () =>
-            client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }),
-          );
-          if (result.rowCount !== null && result.rowCount < want) break;
-        }
+        await fetchBatches(client, rows, options.timeoutMs);
       } else {
         await guarded(client, rows, () => client.query(extended(sql, options.params)));
       }
       await client.query('ROLLBACK');
       return rows.resultSet(0);
     });
+  }
+
+  /**
+   * `read`, held open when rows were left out: the statement is a SCROLL cursor in a REPEATABLE READ,
+   * read-only transaction, so every later page sees the first page's snapshot, and its session stays
+   * out of the pool until the rest is closed. Each page starts where the last one's rows ended (`MOVE
+   * ABSOLUTE`), whatever the page read past them to learn that more exist. A statement a cursor cannot
+   * hold (SHOW, EXPLAIN) is read whole, with no rest.
+   */
+  async holdRead(sql: string, options: StatementOptions): Promise<HeldResult> {
+    if (!CURSOR_VERBS.has(tokenize(sql, 'postgres')[0]?.text ?? '')) return { result: await this.read(sql, options) };
+    let rest: HeldPostgresRead | undefined;
+    const result = await this.#session(
+      this.#reads,
+      options,
+      async (client, pid) => {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
+        await client.query(extended(`DECLARE sluice_rows SCROLL CURSOR FOR ${sql}`, options.params));
+        const { result: page, more } = await this.#page(client, options, 0);
+        if (more) {
+          rest = new HeldPostgresRead(client, page.rows.length, options.rowsAs, {
+            page: (pageOptions, position) => this.#page(client, pageOptions, position),
+            cancel: () => this.#cancel(pid),
+            failure: (error) => this.#failure(error),
+            closed: () => this.#held.delete(rest as HeldPostgresRead),
+          });
+          this.#held.add(rest);
+        } else {
+          await client.query('ROLLBACK');
+        }
+        return page;
+      },
+      () => rest !== undefined,
+    );
+    return rest ? { result, rest } : { result };
+  }
+
+  /**
+   * One page of the held cursor `sluice_rows`, from row `position` on, within the page's own timeout;
+   * `more` when rows were left out of it (a page with none, its first row alone over the budget, ends the read).
+   */
+  async #page(client: pg.PoolClient, options: StatementOptions, position: number): Promise<HeldPage> {
+    await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
+    if (position > 0) await client.query(`MOVE ABSOLUTE ${position} FROM sluice_rows`);
+    const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
+    await fetchBatches(client, rows, options.timeoutMs);
+    const result = rows.resultSet(0);
+    return { result, more: rows.done && result.rows.length > 0 };
   }
 
   /**
@@ -254,10 +298,22 @@ export class PostgresSessions implements ServerSessions {
   }
 
   async close(): Promise<void> {
+    // A held session is out of the pool, and ending a pool waits for its sessions to come back.
+    await Promise.all([...this.#held].map((held) => held.close()));
     await Promise.all([this.#reads.end(), this.#writes.end()]);
   }
 
-  async #session<T>(pool: pg.Pool, options: { signal: AbortSignal }, work: (client: pg.PoolClient) => Promise<T>) {
+  /**
+   * Runs `work` on a session of `pool` as the caller's, resetting it first when another owner used it,
+   * and gives it back, or closes it if the work failed. `keep` says, once the work is done, that the
+   * session stays out of the pool (a held read), to be given back by whoever holds it.
+   */
+  async #session<T>(
+    pool: pg.Pool,
+    options: { signal: AbortSignal },
+    work: (client: pg.PoolClient, pid: number) => Promise<T>,
+    keep: () => boolean = () => false,
+  ) {
     options.signal.throwIfAborted();
     const owner = sessionOwner();
     let client: pg.PoolClient;
@@ -277,7 +333,7 @@ export class PostgresSessions implements ServerSessions {
         options.signal,
         async () => {
           if (reset) await resetSession(client);
-          return work(client);
+          return work(client, pid);
         },
         () => this.#cancel(pid),
       );
@@ -286,8 +342,10 @@ export class PostgresSessions implements ServerSessions {
       throw options.signal.aborted ? error : this.#failure(error as PgError);
     } finally {
       // A session that failed mid-transaction is not reused: closing it rolls back whatever was left.
-      client.off('error', ignore);
-      client.release(broken ?? false);
+      if (broken !== undefined || !keep()) {
+        client.off('error', ignore);
+        client.release(broken ?? false);
+      }
     }
   }
 
@@ -409,6 +467,62 @@ class BudgetedRows {
 
   resultSet(rowsAffected: number): ResultSet {
     return { columns: this.#columns ?? [], rows: this.#rows, ...this.#budget.outcome(this.#truncatedBy), rowsAffected };
+  }
+}
+
+/**
+ * FETCHes from the cursor `sluice_rows` into `rows` in growing batches until they are done or the cursor
+ * is: 100 rows, then four times more each, up to 2,000, never more than the rows still wanted. A read
+ * whose batches together pass `timeoutMs` ends before its next batch.
+ */
+async function fetchBatches(client: pg.PoolClient, rows: BudgetedRows, timeoutMs: number): Promise<void> {
+  const started = performance.now();
+  for (let batch = FIRST_BATCH; !rows.done; batch = Math.min(batch * 4, LARGEST_BATCH)) {
+    if (batch > FIRST_BATCH && performance.now() - started >= timeoutMs) throw statementTimeout();
+    const want = rows.nextFetch(batch);
+    const result = await guarded(client, rows, () => client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }));
+    if (result.rowCount !== null && result.rowCount < want) return;
+  }
+}
+
+/** What a held read asks of the sessions that made it. */
+type HeldSession = {
+  page(options: StatementOptions, position: number): Promise<HeldPage>;
+  cancel(): Promise<void>;
+  failure(error: PgError): Error;
+  closed(): void;
+};
+
+/** The rest of a cut read, its session and transaction held; `position` is the rows handed on so far. */
+class HeldPostgresRead extends HeldPages {
+  readonly #client: pg.PoolClient;
+  readonly #session: HeldSession;
+  #position: number;
+
+  constructor(client: pg.PoolClient, position: number, rowsAs: StatementOptions['rowsAs'], session: HeldSession) {
+    super(rowsAs);
+    this.#client = client;
+    this.#position = position;
+    this.#session = session;
+  }
+
+  protected async page(page: StatementOptions): Promise<HeldPage> {
+    const next = await cancellable(page.signal, () => this.#session.page(page, this.#position), () => this.#session.cancel());
+    this.#position += next.result.rows.length;
+    return next;
+  }
+
+  protected override failure(error: unknown): unknown {
+    return this.#session.failure(error as PgError);
+  }
+
+  /** A failed transaction (or one cancelled mid-statement) closes its session rather than reuse it. */
+  protected async release(broken: Error | undefined): Promise<void> {
+    this.#session.closed();
+    let failed = broken;
+    if (!failed) await this.#client.query('ROLLBACK').catch((error: unknown) => (failed = error as Error));
+    this.#client.off('error', ignore);
+    this.#client.release(failed ?? false);
   }
 }
 
