@@ -52,6 +52,12 @@ export const TRANSPORT = frozen({
   shutdownGraceMs: SECOND,
   /** How long a refused upload still arriving is read (and discarded) before the socket closes. */
   refusedUploadDrainMs: SECOND,
+  /**
+   * Chosen: a response body longer than this many characters is encoded to UTF-8 and written this many
+   * characters (at most three times as many bytes) a turn apart, waiting for the socket to drain: a
+   * 16 MiB answer encoded and written in one turn held the event loop up to 254 ms (docs/performance.md).
+   */
+  responsePieceChars: 256 * KIB,
 });
 
 /** Per-token limits (contract, "Rate limits"; decisions.md). */
