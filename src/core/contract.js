@@ -188,6 +188,11 @@ export const RESULTS = frozen({
   maxTimeoutSeconds: 300,
   /** Chosen: a PostgreSQL row message larger than this ends the statement before it is buffered. */
   maxPostgresRowBytes: 32 * MIB,
+  /**
+   * Chosen: a database server's answer rows are serialised, as JSON and as the lines of the result's
+   * text, about this many characters of JSON a turn (db/results/answerRows.ts).
+   */
+  answerBatchChars: 256 * KIB,
 });
 
 /** Database sessions (chosen; decisions.md, "Pools"). */

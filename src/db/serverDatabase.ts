@@ -13,10 +13,12 @@ import {
   type ReadOptions,
   type ResultSet,
   type RowCount,
+  type Rows,
   type TableDescription,
   type TableSummary,
 } from './database.js';
 import { DATABASES, RESULTS } from '../core/contract.js';
+import { answerRows } from './results/answerRows.js';
 
 export type StatementOptions = {
   params: unknown[];
@@ -45,6 +47,11 @@ const statementOptions = (options: ReadOptions): StatementOptions => ({
   params: options.params ?? [],
   maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
 });
+
+/** A statement's result as the caller asked for its rows: serialised for an answer with `rowsAs: 'json'`. */
+async function forAnswer(result: Promise<ResultSet>, options: ReadOptions): Promise<ResultSet<Rows>> {
+  return options.rowsAs === 'json' ? answerRows(await result) : result;
+}
 
 /**
  * What PostgreSQL, MySQL and DuckDB share: statements go to the driver's sessions, and the catalog
@@ -106,19 +113,19 @@ export abstract class ServerDatabase implements Database {
     await (await this.#use()).check(sql, signal);
   }
 
-  async read(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return (await this.#use()).read(sql, statementOptions(options));
+  async read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
+    return forAnswer((await this.#use()).read(sql, statementOptions(options)), options);
   }
 
   async readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead> {
     return (await this.#use()).readPages(sql, statementOptions(options), onPage);
   }
 
-  async write(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return (await this.#use()).write(sql, statementOptions(options));
+  async write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
+    return forAnswer((await this.#use()).write(sql, statementOptions(options)), options);
   }
 
-  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {
+  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {
     const { sql, params } = browseSql(request, this.#dialect);
     return this.read(sql, { ...options, params });
   }

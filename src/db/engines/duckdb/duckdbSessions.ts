@@ -14,11 +14,13 @@ import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { duckdbFailureKind } from '../../failureKinds.js';
 import { blobHex, RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
+import { TurnPacing } from '../../results/turnPacing.js';
 import type { ServerSessions, StatementOptions } from '../../serverDatabase.js';
 import { cancellable, toWireValue } from '../../results/serverValues.js';
 import type { AppClock } from '../../../core/clock.js';
 import { splitStatements, tokenize, UnreadableSql } from '../../../sql/tokens.js';
 import { EXPORTS } from '../../../core/contract.js';
+import { nextTurn } from '../../../core/nextTurn.js';
 import { type DuckdbTarget, type HeldInstance, holdInstance } from './duckdbInstances.js';
 
 /**
@@ -188,6 +190,7 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: St
   const columns = budget.takeColumns(named(), result.columnCount);
   const toJson = jsonValues(budget.cellLimit);
   const rows: unknown[][] = [];
+  const pacing = new TurnPacing(budget);
   let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
   while (!truncatedBy) {
     const chunk = await step(() => result.fetchChunk());
@@ -197,6 +200,7 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: St
       else if (budget.take(row)) rows.push(row);
       else truncatedBy = 'max_bytes';
       if (truncatedBy) break;
+      if (pacing.due()) await nextTurn();
     }
     // The chunk's native memory goes now, not when the garbage collector gets to it.
     chunk.reset();
