@@ -4,7 +4,7 @@ import { JsonRows, type ResultSet } from '../database.js';
 import { rowText } from './valueText.js';
 
 /** Rows serialised in the first batch; later batches take as many as make about `RESULTS.answerBatchChars`. */
-const FIRST_BATCH_ROWS = 64;
+const FIRST_BATCH_ROWS = 16;
 
 /**
  * A server driver's result with its rows serialised for an answer (`rowsAs: 'json'`), as the SQLite

@@ -11,10 +11,12 @@ import { tokenize } from '../../../sql/tokens.js';
 import { RowBudget } from '../../results/resultBudget.js';
 import { jsonValue } from '../../results/jsonText.js';
 import { RowPages } from '../../results/rowPages.js';
+import { TurnPacing } from '../../results/turnPacing.js';
 import { assertParses, type CatalogName } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../../reach/tlsSettings.js';
 import { DATABASES, EXPORTS } from '../../../core/contract.js';
+import { nextTurn } from '../../../core/nextTurn.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
@@ -313,6 +315,7 @@ class BudgetedRows {
   readonly #budget: RowBudget;
   readonly #describe: (fields: pg.FieldDef[]) => Promise<Column[]>;
   readonly #rows: unknown[][] = [];
+  readonly #pacing: TurnPacing;
   #columns: Column[] | undefined;
   #truncatedBy: 'max_rows' | 'max_bytes' | undefined;
 
@@ -320,6 +323,7 @@ class BudgetedRows {
   constructor(options: StatementOptions, describe: (fields: pg.FieldDef[]) => Promise<Column[]>) {
     this.#options = options;
     this.#budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+    this.#pacing = new TurnPacing(this.#budget);
     this.#describe = describe;
   }
 
@@ -361,6 +365,7 @@ class BudgetedRows {
         if (this.#budget.take(values)) this.#rows.push(values);
         else this.#truncatedBy = 'max_bytes';
       }
+      if (this.#pacing.due()) await nextTurn();
     }
     if (dropped > 0) this.#truncatedBy ??= 'max_bytes';
   }
