@@ -2,8 +2,19 @@ import { setup } from 'xstate';
 
 export type ConsentAnswer = 'approved' | 'denied' | 'abandoned';
 
+/** One row a write would change: as it is (null: the write adds it) and as it would be (null: the write deletes it). */
+export type RowChange = { before: unknown[] | null; after: unknown[] | null };
+
+/**
+ * What a write would change. `exact`: it was tried in a transaction that was rolled back, and changed
+ * `rows` rows, the first of them shown (`columns`, `changes`). Otherwise the rows an UPDATE or DELETE
+ * would change, counted or the planner's estimate, or why there is no estimate; `notExact` says why it
+ * was not tried.
+ */
+export type EffectPreview = { rows: number; basis: 'exact'; columns: string[]; changes: RowChange[] } | (EffectEstimate & { notExact?: string });
+
 /** The rows an UPDATE or DELETE would change: counted, or the planner's estimate; or why there is no estimate. */
-export type EffectPreview = { rows: number; basis: 'counted' | 'planner' } | { rows: null; reason: string };
+export type EffectEstimate = { rows: number; basis: 'counted' | 'planner' } | { rows: null; reason: string };
 
 /** The file `export_data` would write: its path, its format, and whether it replaces one that exists. */
 export type ExportDestination = { path: string; format: string; replaces: boolean };
@@ -35,7 +46,7 @@ export type ConsentInput = {
   params: unknown[];
   /** How the statement marks them: `$1` (numbered) or `?` in order (positional, shown as `?1`). */
   placeholders: 'numbered' | 'positional';
-  /** For an UPDATE or DELETE, what it would change; null for any other statement. */
+  /** For an INSERT, UPDATE or DELETE, what it would change; null for any other statement. */
   effect: EffectPreview | null;
   /** `export_data`: the file the statement's rows would be written to. */
   destination?: ExportDestination;

@@ -6,6 +6,8 @@ export type ApprovalChoice = {
   level: 'readOnly' | 'readWrite' | 'fullAccess';
   connections: 'all' | string[];
   expiresInDays: number | null;
+  /** Only these custom tools (no resources, prompts or other tools); absent: every tool the level allows. */
+  tools?: string[];
 };
 
 /** The deep link's request, as validated; nothing secret (the challenge is public by design). */

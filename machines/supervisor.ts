@@ -1,5 +1,6 @@
 import { type Actor, type AnyActorRef, assign, assertEvent, enqueueActions, setup, spawnChild, stopChild } from 'xstate';
 import { type ConsentInput, consentMachine } from './consent.js';
+import { type HeldReadInput, heldReadMachine } from './heldRead.js';
 import { type InflightInput, inflightRequestMachine } from './inflightRequest.js';
 import { type LegacySessionInput, legacySessionMachine } from './legacySession.js';
 import { type SubscriptionInput, subscriptionMachine } from './subscription.js';
@@ -12,6 +13,7 @@ export type SupervisorEvent =
   | { type: 'request.start'; key: string; input: InflightInput }
   | { type: 'consent.ask'; input: ConsentInput }
   | { type: 'subscription.start'; key: string; input: SubscriptionInput }
+  | { type: 'read.hold'; key: string; input: HeldReadInput }
   | { type: 'session.open'; input: LegacySessionInput }
   | { type: 'session.touch'; sessionId: string }
   | { type: 'request.cancel'; principalId: string; requestId: string | number }
@@ -25,6 +27,7 @@ export const inflightRequestId = (key: string) => `inflightRequest:${key}`;
 export const consentId = (id: string) => `consent:${id}`;
 export const subscriptionId = (key: string) => `subscription:${key}`;
 export const legacySessionId = (sessionId: string) => `legacySession:${sessionId}`;
+export const heldReadId = (key: string) => `heldRead:${key}`;
 
 type Caller = Pick<InflightInput, 'principalId' | 'requestId'>;
 
@@ -41,10 +44,9 @@ const requests = (children: Record<string, AnyActorRef | undefined>) =>
 export type ChildDone = { type: `xstate.done.actor.${string}`; actorId: string; output?: unknown };
 
 /**
- * The root of the actor system: spawns pairing requests, codes, in-flight requests, consent dialogs and
- * subscriptions; routes
- * cancellation by (caller, request id), fans a revoked token out to its requests, ends every request
- * when the server stops; reports each child that reaches a final state (`childDone`, provided by the
+ * The root of the actor system: spawns pairing requests, codes, in-flight requests, consent dialogs,
+ * subscriptions and held reads; routes cancellation by (caller, request id), fans a revoked token out
+ * to its requests, sessions and held reads, ends every request and held read when the server stops; reports each child that reaches a final state (`childDone`, provided by the
  * application) and stops it at once, so the live-actor count returns to its baseline.
  */
 export const supervisorMachine = setup({
@@ -62,6 +64,7 @@ export const supervisorMachine = setup({
     consent: consentMachine,
     subscription: subscriptionMachine,
     legacySession: legacySessionMachine,
+    heldRead: heldReadMachine,
   },
   actions: { childDone: (_, _done: ChildDone) => {} },
 }).createMachine({
@@ -116,6 +119,15 @@ export const supervisorMachine = setup({
             },
           }),
         },
+        'read.hold': {
+          actions: spawnChild('heldRead', {
+            id: ({ event }) => heldReadId(event.key),
+            input: ({ event }) => {
+              assertEvent(event, 'read.hold');
+              return event.input;
+            },
+          }),
+        },
         // One session more than the most allowed evicts the least recently used.
         'session.open': {
           actions: enqueueActions(({ context, event, enqueue, self }) => {
@@ -154,11 +166,15 @@ export const supervisorMachine = setup({
             for (const [child, session] of childrenOf<LegacySessionInput>(self.getSnapshot().children, ['legacySession'])) {
               if (session.principalId === event.principalId) enqueue.sendTo(child, { type: 'close' });
             }
+            for (const [child, read] of childrenOf<HeldReadInput>(self.getSnapshot().children, ['heldRead'])) {
+              if (read.principalId === event.principalId) enqueue.sendTo(child, { type: 'revoke' });
+            }
           }),
         },
         'server.stopping': {
           actions: enqueueActions(({ self, enqueue }) => {
             for (const [child] of requests(self.getSnapshot().children)) enqueue.sendTo(child, { type: 'shutdown' });
+            for (const [child] of childrenOf(self.getSnapshot().children, ['heldRead'])) enqueue.sendTo(child, { type: 'release' });
           }),
         },
         'xstate.done.actor.*': {

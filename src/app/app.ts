@@ -12,6 +12,7 @@ import { TOKENS_FILE, TokenStore } from '../auth/tokenStore.js';
 import { createMethodTable } from '../capabilities/methods.js';
 import { builtinCapabilities, CapabilityRegistry } from '../capabilities/registry.js';
 import type { CapabilityModules } from '../capabilities/types.js';
+import { CustomTools } from '../capabilities/customTools/customTools.js';
 import { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import { SqliteProcessPool, type SqlitePoolSettings, sqlitePoolSettings } from '../db/engines/registry.js';
 import { type SshPlaces, sshPlaces } from '../db/reach/sshTunnel.js';
@@ -33,6 +34,7 @@ import { chooseSecretHome, describeSecretHome, type SecretHome } from '../platfo
 import { raiseApprovalNotices } from '../runtime/approvalNotices.js';
 import { ConsentDialogs } from '../runtime/consentDialogs.js';
 import { InflightRequests } from '../runtime/inflightRequests.js';
+import { HeldReads } from '../runtime/heldReads.js';
 import { LegacySessions } from '../runtime/legacySessions.js';
 import { Subscriptions } from '../runtime/subscriptions.js';
 import { assertNotRunning, type ControlHandlers, type ControlServer, startControlServer } from '../control/controlServer.js';
@@ -77,6 +79,8 @@ export type AppOptions = {
   sqlitePool?: Partial<SqlitePoolSettings>;
   /** The home directory whose `.ssh` SSH tunnels read (config, keys, known hosts): the user's unless a test gives one. */
   sshHome?: string;
+  /** Where the application says what a person must fix (a refused custom tool): standard error unless a test listens. */
+  notice?: (line: string) => void;
 };
 
 export type App = {
@@ -87,6 +91,8 @@ export type App = {
   readonly pairing: PairingService;
   readonly dialogs: ConsentDialogs;
   readonly activity: ActivityLog;
+  /** The custom tools of tools.json. */
+  readonly customTools: CustomTools;
   /** The console, unless the application runs without one. */
   readonly console: ConsoleServer | undefined;
   /** Live children of the supervisor: back to its baseline once every request, code and sheet is done. */
@@ -103,6 +109,8 @@ type Stores = {
   ssh: SshPlaces;
   catalog: ConnectionCatalog;
   registry: CapabilityRegistry;
+  /** The custom tools of tools.json, kept in `registry`. */
+  customTools: CustomTools;
   tokens: TokenStore;
   activity: ActivityLog;
   /** Told of every change the console shows. */
@@ -117,6 +125,7 @@ type Actors = {
   inspector: InspectorFeed;
   requests: InflightRequests;
   subscriptions: Subscriptions;
+  heldReads: HeldReads;
   dialogs: ConsentDialogs;
   pairing: PairingService;
   /** False while the user has switched the MCP server off; a pairing request switches it back on. */
@@ -175,16 +184,26 @@ async function openStores(options: AppOptions): Promise<Stores> {
     changed.notify(entry.action);
   };
   catalog.changes.subscribe((change) => changed.notify(change.type));
-  return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, tokens, activity, changed, audit };
+  const customTools = new CustomTools({
+    dataDir,
+    registry,
+    catalog,
+    clock,
+    notice: options.notice ?? ((line) => process.stderr.write(`sluice: ${line}\n`)),
+    changed: () => changed.notify('tools'),
+  });
+  await customTools.reload();
+  return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, customTools, tokens, activity, changed, audit };
 }
 
 /** The supervisor, and the actors of requests, subscriptions, consent dialogs and pairing under it. */
-function startActors({ clock, catalog, tokens, changed, audit }: Stores, options: AppOptions): Actors {
+function startActors({ clock, catalog, registry, tokens, changed, audit }: Stores, options: AppOptions): Actors {
   const supervisor = startSupervisor({
     clock,
     childDone: (done) => {
       requests.keys.reaped(done.actorId);
       subscriptions.keys.reaped(done.actorId);
+      heldReads.keys.reaped(done.actorId);
       pairing.childDone(done);
     },
   });
@@ -198,8 +217,11 @@ function startActors({ clock, catalog, tokens, changed, audit }: Stores, options
 
   const serving = { enabled: true };
   const requests = new InflightRequests(supervisor);
-  const subscriptions = new Subscriptions(supervisor, catalog, clock);
+  const subscriptions = new Subscriptions(supervisor, catalog, clock, (listener) => registry.onToolsChanged(listener));
   const dialogs = new ConsentDialogs(supervisor, clock);
+  const heldReads = new HeldReads(supervisor, clock);
+  // A removed or moved connection's held reads give their sessions back before its pools close.
+  catalog.beforeRetire((id) => heldReads.releaseConnection(id));
   // Revocation is immediate: the token's running requests end with -33002.
   tokens.onRevoke((record) => requests.revoke(record.id));
   const pairing = new PairingService({
@@ -207,13 +229,14 @@ function startActors({ clock, catalog, tokens, changed, audit }: Stores, options
     tokens,
     clock,
     connections: () => catalog.all(),
+    customToolNames: () => registry.customToolNames(),
     deliver: options.deliver ?? ((url) => deliverCallback(url, clock)),
     audit,
     onPairingRequested: () => {
       serving.enabled = true;
     },
   });
-  return { supervisor, inspector, requests, subscriptions, dialogs, pairing, serving };
+  return { supervisor, inspector, requests, subscriptions, dialogs, heldReads, pairing, serving };
 }
 
 /** Bearer authentication, the stdio bridge's token, and the limits and lockouts of callers. */
@@ -241,7 +264,7 @@ function admission({ clock, tokens, audit }: Stores, options: AppOptions): Admis
 
 /** The MCP endpoint's and the pairing exchange's dependencies. */
 function httpDeps(parts: Parts): HttpDeps {
-  const { registry, catalog, authenticator, callerLimits, serving, requests, clock, dialogs, subscriptions, supervisor, audit, options } = parts;
+  const { registry, catalog, authenticator, callerLimits, serving, requests, clock, dialogs, subscriptions, heldReads, supervisor, audit, options } = parts;
   return {
     mcp: {
       methods: createMethodTable(registry, new CursorCodec()),
@@ -254,6 +277,7 @@ function httpDeps(parts: Parts): HttpDeps {
       signer: new RequestStateSigner(() => clock.now()),
       dialogs,
       subscriptions,
+      heldReads,
       sessions: new LegacySessions(supervisor, clock),
       clock,
       audit,
@@ -265,8 +289,9 @@ function httpDeps(parts: Parts): HttpDeps {
 
 /** The commands of the control socket, which the console's page sends too. */
 function appCommands(parts: Parts): ControlHandlers {
-  const { catalog, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
+  const { catalog, customTools, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
   return controlHandlers({
+    customTools,
     catalog,
     dataDir,
     ssh,
@@ -308,12 +333,12 @@ async function listenOrClose(parts: Parts, commands: ControlHandlers, control: C
 
 /** What the console shows and answers with, the MCP server being on `port`. */
 function consoleDeps(parts: Parts, commands: ControlHandlers, port: number): ConsoleDeps {
-  const { dataDir, clock, serving, pairing, dialogs, tokens, catalog, activity, lockouts, changed, inspector } = parts;
+  const { dataDir, clock, serving, pairing, dialogs, tokens, catalog, activity, lockouts, changed, inspector, customTools } = parts;
   return {
     access: new ConsoleAccess(dataDir, clock),
     commands,
     state: () =>
-      consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => serving.enabled, pairing, dialogs, tokens, catalog, activity, lockouts }),
+      consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => serving.enabled, pairing, dialogs, tokens, catalog, activity, lockouts, customTools }),
     activity: (query) => activity.list(query),
     onChange: (listener) => changed.subscribe(listener),
     inspector,
@@ -323,12 +348,14 @@ function consoleDeps(parts: Parts, commands: ControlHandlers, port: number): Con
 }
 
 /**
- * Once listening: warms the SQLite pool, writes the handshake clients find the server by, flushes token
- * use on a timer and raises approval notices. Returns what stops the timer and the notices.
+ * Once listening: warms the SQLite pool, watches tools.json, writes the handshake clients find the
+ * server by, flushes token use on a timer and raises approval notices. Returns what stops the timer and the notices.
  */
 function announce(parts: Parts, listening: Listening): () => void {
-  const { dataDir, sqlite, bridgeToken, clock, tokens, supervisor, options } = parts;
+  const { dataDir, sqlite, bridgeToken, clock, tokens, supervisor, customTools, options } = parts;
   const server = listening.console;
+  // Watched once serving: a start that fails leaves no watcher holding the process open.
+  customTools.watch();
   // Started with the server, so that the first SQLite statement does not wait for a process to start.
   sqlite.warm();
   writeHandshake(dataDir, {
@@ -350,7 +377,7 @@ function announce(parts: Parts, listening: Listening): () => void {
 
 /** The running application; `stop` ends it in order, once however often it is called. */
 function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => void): App {
-  const { dataDir, tokens, pairing, dialogs, activity, supervisor, catalog } = parts;
+  const { dataDir, tokens, pairing, dialogs, activity, supervisor, catalog, customTools, heldReads } = parts;
   const { port, control, http, console: consoleServer } = listening;
   let stopped: Promise<void> | undefined;
   return {
@@ -361,6 +388,7 @@ function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => voi
     pairing,
     dialogs,
     activity,
+    customTools,
     console: consoleServer,
     liveActors: () => Object.keys(supervisor.getSnapshot().children).length,
     stop() {
@@ -370,6 +398,9 @@ function appHandle(parts: Parts, listening: Listening, stopAnnouncing: () => voi
         await control.close();
         await consoleServer?.close();
         await http.close();
+        await customTools.close();
+        // Closing the HTTP server ended the held reads (server.stopping): their sessions come back first.
+        await heldReads.closed();
         await catalog.close();
         supervisor.stop();
         tokens.flush();

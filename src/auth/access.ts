@@ -3,11 +3,12 @@ import { ErrorCode, ProtocolError } from '../core/errors.js';
 import { SERVER_NAME } from '../protocol/serverInfo.js';
 import type { Principal, Scope } from './principal.js';
 
-export function forbidden(message: string, requiredScopes?: Scope[]): ProtocolError {
+export function forbidden(message: string, requiredScopes?: Scope[], grantedTools?: ReadonlySet<string>): ProtocolError {
+  const data = { ...(requiredScopes ? { requiredScopes } : {}), ...(grantedTools ? { grantedTools: [...grantedTools] } : {}) };
   return new ProtocolError(
     ErrorCode.Forbidden,
     message,
-    requiredScopes ? { requiredScopes } : undefined,
+    Object.keys(data).length > 0 ? data : undefined,
     requiredScopes
       ? {
           'www-authenticate': `Bearer realm="${SERVER_NAME}", error="insufficient_scope", scope="${requiredScopes.join(' ')}"`,
@@ -16,10 +17,19 @@ export function forbidden(message: string, requiredScopes?: Scope[]): ProtocolEr
   );
 }
 
-/** `-33007` with `data.requiredScopes` unless the principal holds every scope named. */
+/**
+ * `-33007` with `data.requiredScopes` unless the principal holds every scope named; a principal limited
+ * to custom tools is told which (`data.grantedTools`).
+ */
 export function requireScopes(principal: Principal, scopes: Scope[]): void {
   if (scopes.every((s) => principal.scopes.has(s))) return;
-  throw forbidden(`Forbidden: this request needs the scopes ${scopes.join(', ')}`, scopes);
+  const limited = principal.tools ? `; this token may call only the tools ${[...principal.tools].join(', ')}` : '';
+  throw forbidden(`Forbidden: this request needs the scopes ${scopes.join(', ')}${limited}`, scopes, principal.tools);
+}
+
+/** `-33007` naming the tools the principal is limited to, for a tool outside its grant. */
+export function outsideToolGrant(principal: Principal, name: string): ProtocolError {
+  return forbidden(`Forbidden: this token may call only the tools ${[...(principal.tools ?? [])].join(', ')}, not ${name}`, undefined, principal.tools);
 }
 
 /** A connection is usable when its own settings allow AI access and the principal's allowlist names it. */

@@ -6,19 +6,23 @@ import { SERVER_NAME } from '../protocol/serverInfo.js';
 import type { BridgeToken } from './bridgeToken.js';
 import { rateLimited } from './callerLimits.js';
 import { scopesForLevel } from './levels.js';
-import { anonymousPrincipal, type Principal } from './principal.js';
+import { anonymousPrincipal, type Principal, type Scope } from './principal.js';
 import type { TokenRecord, TokenStore } from './tokenStore.js';
 import type { UnverifiedBearers } from './unverifiedBearers.js';
 
 const challenge = (extra = '') => ({ 'www-authenticate': `Bearer realm="${SERVER_NAME}"${extra}` });
+
+const TOOL_SCOPES: ReadonlySet<Scope> = new Set(['tools:read', 'tools:write']);
 
 export function principalOf(record: TokenRecord): Principal {
   return {
     kind: 'token',
     id: record.id,
     name: record.name,
-    scopes: new Set(scopesForLevel(record.level)),
+    // A grant of custom tools holds the tool scopes of its level and nothing else.
+    scopes: new Set(scopesForLevel(record.level).filter((scope) => !record.tools || TOOL_SCOPES.has(scope))),
     connections: record.connections === 'all' ? 'all' : new Set(record.connections),
+    ...(record.tools ? { tools: new Set(record.tools) } : {}),
   };
 }
 

@@ -9,6 +9,8 @@ export type Principal = {
   readonly scopes: ReadonlySet<Scope>;
   /** `all`, or the ids of the connections this principal may use. */
   readonly connections: 'all' | ReadonlySet<string>;
+  /** A grant of custom tools: the only tools this principal sees and calls (no resources, prompts or completion). */
+  readonly tools?: ReadonlySet<string>;
 };
 
 const ANONYMOUS_SCOPES: ReadonlySet<Scope> = new Set(['tools:read', 'resources:read']);

@@ -26,6 +26,8 @@ export type TokenRecord = {
   hash: string;
   level: PermissionLevel;
   connections: 'all' | string[];
+  /** Absent: every tool its level allows. Present: only these custom tools (issue 32), and no resources or prompts. */
+  tools?: string[];
   createdAt: string;
   /** Absent: never expires. */
   expiresAt?: string;
@@ -46,6 +48,7 @@ export type MintOptions = {
   name: string;
   level: PermissionLevel;
   connections: 'all' | string[];
+  tools?: string[];
   expiresInDays: number | null;
   now: number;
 };
@@ -63,7 +66,11 @@ function hashToken(salt: string, plaintext: string): Buffer {
 }
 
 function copy(record: TokenRecord): TokenRecord {
-  return { ...record, connections: record.connections === 'all' ? 'all' : [...record.connections] };
+  return {
+    ...record,
+    connections: record.connections === 'all' ? 'all' : [...record.connections],
+    ...(record.tools ? { tools: [...record.tools] } : {}),
+  };
 }
 
 const matches = (pattern: RegExp) => (value: unknown) => typeof value === 'string' && pattern.test(value);
@@ -81,6 +88,10 @@ const fieldRules: Record<keyof TokenRecord, [test: (value: unknown) => boolean, 
   connections: [
     (value) => value === 'all' || (Array.isArray(value) && value.every((id) => typeof id === 'string')),
     'must be "all" or an array of connection ids',
+  ],
+  tools: [
+    (value) => value === undefined || (Array.isArray(value) && value.length > 0 && value.every((name) => typeof name === 'string')),
+    'must be a non-empty array of tool names when present',
   ],
   createdAt: [isTime, 'must be an ISO time'],
   expiresAt: [optionalTime, 'must be an ISO time when present'],
@@ -192,6 +203,7 @@ export class TokenStore {
       hash: hashToken(salt, plaintext).toString('hex'),
       level: options.level,
       connections: options.connections === 'all' ? 'all' : [...options.connections],
+      ...(options.tools ? { tools: [...options.tools] } : {}),
       createdAt: iso(options.now),
       ...(options.expiresInDays !== null
         ? { expiresAt: iso(options.now + options.expiresInDays * DAY_MS) }

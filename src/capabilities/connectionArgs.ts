@@ -81,13 +81,14 @@ export function refuseControlCharacters(argument: string, value: string): void {
  * tool, resource and completion reaches a database through here, so `database`, which becomes a
  * connection option, is checked here first, before any driver or pool is touched. Unknown ids are
  * `not_found`; a connection hidden from the caller (outside its allowlist, external access blocked, AI
- * policy never) is refused with `-33007`.
+ * policy never) is refused with `-33007`. `key` names the connection on that database (the pools a
+ * held read's session comes from, which its cursor is bound to).
  */
 export function useConnection(
   ctx: CallContext,
   id: string,
   database?: string,
-): { connection: SavedConnection; db: Database } {
+): { connection: SavedConnection; db: Database; key: string } {
   if (database !== undefined) refuseControlCharacters('database', database);
   const connection = ctx.catalog.get(id);
   if (!connection) throw new ToolError('not_found', `no connection with id "${id}"; call list_connections`);
@@ -98,7 +99,7 @@ export function useConnection(
   // SQLite connections share one pool of query processes, so a token's share is of that pool, not of
   // each file: long statements on two files must not take every process from the other tokens.
   const shareKey = engineModule(connection.engine).sharedPool ? SQLITE_POOL_SHARE : key;
-  return { connection: target, db: ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id) };
+  return { connection: target, db: ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id), key };
 }
 
 export async function describeOrFail(

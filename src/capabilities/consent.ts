@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.js';
 import { levelOfScopes } from '../auth/levels.js';
 import type { RequestStateSigner } from '../auth/requestState.js';
 import { invalidParams, ToolError } from '../core/errors.js';
-import { destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
+import { changesTableLines, CHANGES_LEGEND, destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
 import { visibleText } from '../core/shared/visibleText.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { placeholderStyle } from '../sql/tokens.js';
@@ -95,7 +95,8 @@ function elicitationMessage(q: DialogQuestion): string {
     ...lines,
     // An insert's bound values are its rows' cells, in order: shown as the table above, not again one by one.
     ...(q.rows ? [] : q.params.map((value, i) => `${placeholderOf(q.placeholders, i)} (${valueType(value)}) = ${valueText(value)}`)),
-    ...(q.effect ? [`Rows it would change: ${effectText(q.effect)}.`] : []),
+    ...(q.effect ? [`${'changes' in q.effect ? '' : 'Rows it would change: '}${effectText(q.effect)}.`] : []),
+    ...(q.effect && 'changes' in q.effect ? [`${CHANGES_LEGEND}:`, ...changesTableLines(q.effect)] : []),
     'Approve it only if you expect this change.',
   ].join('\n');
 }

@@ -5,7 +5,7 @@ import { type Database, valuesOf } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
 import { engineModule } from '../db/engines/registry.js';
 import { tokenize } from '../sql/tokens.js';
-import type { EffectPreview } from '../runtime/consentDialogs.js';
+import type { EffectEstimate } from '../runtime/consentDialogs.js';
 
 
 const seconds = (ms: number) => `${ms / 1000} s`;
@@ -31,7 +31,7 @@ export async function previewEffect(
   statement: { sql: string; params: unknown[] },
   signal: AbortSignal,
   timeoutMs: number = DATABASES.effectPreviewTimeoutMs,
-): Promise<EffectPreview | undefined> {
+): Promise<EffectEstimate | undefined> {
   if (!changesRows(statement.sql, db)) return undefined;
   const { effects } = engineModule(db.engine);
   let selection: RowSelection | NotSelectable;

@@ -1,5 +1,5 @@
 import type { ActivityOutcome } from '../activity/activityLog.js';
-import { requireScopes } from '../auth/access.js';
+import { outsideToolGrant, requireScopes } from '../auth/access.js';
 import type { Scope } from '../auth/principal.js';
 import { redact } from '../db/redact.js';
 import type { CursorCodec } from '../protocol/cursor.js';
@@ -192,6 +192,8 @@ function toolMethods(served: Served): Record<string, MethodSpec> {
 /** The tool `tools/call` names, once the caller's scopes, the client's capabilities and the arguments pass. */
 function calledTool(registry: CapabilityRegistry, params: Params, ctx: CallContext): { tool: Tool; args: Record<string, unknown> } {
   const name = requireString(params, 'name');
+  // Before the lookup: a token limited to custom tools learns nothing of the other names.
+  if (!registry.granted(ctx.principal, name)) throw outsideToolGrant(ctx.principal, name);
   const tool = registry.tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${name}`);
   requireScopes(ctx.principal, ['tools:read', ...tool.scopes]);
@@ -219,7 +221,7 @@ async function runTool(tool: Tool, args: Record<string, unknown>, ctx: CallConte
       category: 'tool',
       action: tool.name,
       outcome,
-      ...(typeof args.connection_id === 'string' ? { connectionId: args.connection_id } : {}),
+      ...(tool.connectionId !== undefined ? { connectionId: tool.connectionId } : typeof args.connection_id === 'string' ? { connectionId: args.connection_id } : {}),
       ...(typeof args.sql === 'string' ? { statement: args.sql } : {}),
       durationMs: Math.round(performance.now() - started),
       ...extra,

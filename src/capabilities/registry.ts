@@ -97,6 +97,9 @@ export class CapabilityRegistry {
   readonly tools = new Map<string, Tool>();
   readonly prompts = new Map<string, Prompt>();
   readonly resources: ResourceFamily[] = [];
+  /** The names of the custom tools (tools.json), which follow the others in `tools`. */
+  readonly #custom = new Set<string>();
+  readonly #toolListeners = new Set<() => void>();
 
   constructor(...modules: CapabilityModules[]) {
     for (const module of modules) {
@@ -106,10 +109,38 @@ export class CapabilityRegistry {
     }
   }
 
-  /** The tools a principal may call: `tools:read` plus each tool's own scopes. */
+  /** The tools a principal may call: `tools:read` plus each tool's own scopes, and its grant's tools when it has one. */
   toolsFor(principal: Principal): Tool[] {
     if (!principal.scopes.has('tools:read')) return [];
-    return [...this.tools.values()].filter((t) => t.scopes.every((s) => principal.scopes.has(s)));
+    return [...this.tools.values()].filter((t) => this.granted(principal, t.name) && t.scopes.every((s) => principal.scopes.has(s)));
+  }
+
+  /** Whether the principal's grant lets it reach this tool: any tool without a grant of tools, else only custom tools it names. */
+  granted(principal: Principal, name: string): boolean {
+    return principal.tools === undefined || (principal.tools.has(name) && this.#custom.has(name));
+  }
+
+  /** The custom tools' names, in the file's order. */
+  customToolNames(): string[] {
+    return [...this.#custom];
+  }
+
+  /** Replaces the custom tools (never a built-in one) and tells those listening that the list changed. */
+  replaceCustomTools(tools: Tool[]): void {
+    for (const name of this.#custom) this.tools.delete(name);
+    this.#custom.clear();
+    for (const tool of tools) {
+      if (this.tools.has(tool.name)) throw new Error(`a custom tool cannot take the name of the tool ${tool.name}`);
+      this.tools.set(tool.name, tool);
+      this.#custom.add(tool.name);
+    }
+    for (const listener of this.#toolListeners) listener();
+  }
+
+  /** Hears each change of the custom tools; returns the function that stops listening. */
+  onToolsChanged(listener: () => void): () => void {
+    this.#toolListeners.add(listener);
+    return () => this.#toolListeners.delete(listener);
   }
 
   findResource(uri: string): { family: ResourceFamily; variables: Record<string, string> } | undefined {

@@ -34,8 +34,12 @@ export const resultSetSchema = record(
     columns_left_out: { ...integer, description: 'Columns past max_bytes, left out with their values (only when some were).' },
     values_as_text: { ...integer, description: 'JSON values too deep or too long for JSON, given as their text (only when some were).' },
     statement_kind: oneOf(STATEMENT_KINDS),
+    next_cursor: {
+      ...text,
+      description: 'Rows were left out and the read is held open: pass it as cursor to get the next rows of the same snapshot.',
+    },
   },
-  ['columns_left_out', 'values_as_text'],
+  ['columns_left_out', 'values_as_text', 'next_cursor'],
 );
 
 export function toResultSet(result: ResultSet<Rows>, kind: StatementKind, executionTimeMs: number) {

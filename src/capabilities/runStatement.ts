@@ -5,8 +5,10 @@ import type { Database, ResultSet, Rows } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
 import type { ConsentDetails } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
-import { previewEffect } from './effectPreview.js';
+import { exactEffect } from './exactEffect.js';
+import { readHeld, withCursor } from './readOn.js';
 import { toResultSet } from './resultSet.js';
+import type { CursorScope } from '../runtime/heldReads.js';
 import type { CallContext } from './types.js';
 
 export type Statement = {
@@ -21,6 +23,8 @@ export type Statement = {
   timeoutMs: number;
   /** What the user's consent shows besides the statement (`insert_rows`: its rows). */
   consent?: ConsentDetails;
+  /** A read cut for its size stays open behind a `next_cursor` for this token, connection and tool (readOn.ts). */
+  heldFor?: CursorScope;
 };
 
 /**
@@ -40,14 +44,15 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db:
     statementKind: statement.kind,
     statementReason: statement.reason,
     params: statement.params,
-    previewEffect: () => previewEffect(db, statement, ctx.signal),
+    previewEffect: () => exactEffect(db, statement, ctx.signal),
     ...statement.consent,
   });
 }
 
 /**
  * Runs a classified statement: reads at once, writes once authorised. A "read" the engine calls a
- * write is authorised as a write before it runs. Progress 0.3 when it starts, 1 when it is done; the
+ * write is authorised as a write before it runs. A read cut for its size carries a `next_cursor` when
+ * the statement asks (`heldFor`) and its engine holds reads; a write never does. Progress 0.3 when it starts, 1 when it is done; the
  * statement goes into the connection's history.
  */
 export async function runStatement(ctx: CallContext, connection: SavedConnection, db: Database, statement: Statement) {
@@ -71,7 +76,14 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
       row_count: rowCount,
       outcome,
     });
-  const run = (kind: StatementKind) => (kind === 'read' ? db.read(statement.sql, options) : db.write(statement.sql, options));
+  let nextCursor: string | undefined;
+  const read = async () => {
+    if (!statement.heldFor) return db.read(statement.sql, options);
+    const answer = await readHeld(ctx, db, statement.heldFor, statement.sql, statement.sql, options);
+    nextCursor = answer.nextCursor;
+    return answer.result;
+  };
+  const run = (kind: StatementKind) => (kind === 'read' ? read() : db.write(statement.sql, options));
   const failed = (error: unknown, kind: StatementKind) => {
     record('error', 0, kind);
     return fromDriverError(error);
@@ -91,5 +103,5 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   record('success', result.rows.length, kind);
   if (kind === 'ddl' || kind === 'destructive') ctx.catalog.changes.emit({ type: 'schema', connectionId: connection.id });
   ctx.progress(1, 1, kind === 'read' ? `${result.rows.length} row(s)` : `${result.rowsAffected} row(s) affected`);
-  return toResultSet(result, kind, performance.now() - started);
+  return withCursor(toResultSet(result, kind, performance.now() - started), nextCursor);
 }

@@ -9,6 +9,8 @@ export type Schema =
       enum?: readonly string[];
       minLength?: number;
       maxLength?: number;
+      /** An ECMAScript pattern (Unicode mode), unanchored as JSON Schema reads it. */
+      pattern?: string;
       default?: string;
     }
   | { type: 'integer' | 'number'; description?: string; minimum?: number; maximum?: number; default?: number }
@@ -29,6 +31,15 @@ function fail(path: string, message: string): never {
   throw invalidParams(`Invalid arguments: ${path} ${message}`, { path });
 }
 
+/** Each pattern compiled once. */
+const patterns = new Map<string, RegExp>();
+
+function patternOf(source: string): RegExp {
+  let pattern = patterns.get(source);
+  if (!pattern) patterns.set(source, (pattern = new RegExp(source, 'u')));
+  return pattern;
+}
+
 function check(schema: Schema, value: unknown, path: string): void {
   switch (schema.type) {
     case undefined:
@@ -40,6 +51,7 @@ function check(schema: Schema, value: unknown, path: string): void {
         fail(path, `must have at least ${schema.minLength} characters`);
       if (schema.maxLength !== undefined && value.length > schema.maxLength)
         fail(path, `must have at most ${schema.maxLength} characters`);
+      if (schema.pattern !== undefined && !patternOf(schema.pattern).test(value)) fail(path, `must match the pattern ${schema.pattern}`);
       return;
     case 'integer':
     case 'number':

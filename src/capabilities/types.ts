@@ -2,6 +2,7 @@ import type { ActivityEntry } from '../activity/activityLog.js';
 import type { Principal, Scope } from '../auth/principal.js';
 import type { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import type { QueryHistory } from '../db/results/queryHistory.js';
+import type { HeldReads } from '../runtime/heldReads.js';
 import type { Consent } from './consent.js';
 import type { ObjectOutputSchema } from './outputSchema.js';
 import type { FromSchema, ObjectSchema } from './schema.js';
@@ -11,6 +12,8 @@ export type CallContext = {
   principal: Principal;
   catalog: ConnectionCatalog;
   history: QueryHistory;
+  /** Reads held open behind `next_cursor`s (execute_query, browse_table). */
+  heldReads: HeldReads;
   clientCapabilities: Record<string, unknown>;
   signal: AbortSignal;
   /** Reports progress; ignored unless the request carried a progress token. */
@@ -42,6 +45,8 @@ export type Tool<S extends ObjectSchema = ObjectSchema> = {
   annotations: ToolAnnotations;
   /** Scopes the tool needs besides `tools:read`; a call without them is `-33007`. */
   scopes: Scope[];
+  /** The one connection the tool always works on (a custom tool's), which its activity rows name. */
+  connectionId?: string;
   /** Client capabilities the tool cannot work without; a call without them is `-32021`. */
   requiredClientCapabilities?: string[];
   run(args: FromSchema<S>, ctx: CallContext): Promise<Record<string, unknown>>;

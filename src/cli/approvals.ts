@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ENGINE_NAMES } from '../db/database.js';
-import { destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
+import { changesTableLines, CHANGES_LEGEND, destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
 import { visibleLinesText, visibleText } from '../core/shared/visibleText.js';
 import type { ConsentDialog } from '../runtime/consentDialogs.js';
 import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
@@ -31,6 +31,7 @@ function describeDialog(dialog: ConsentDialog): string {
     // An insert's bound values are its rows' cells, shown as the table above.
     ...(dialog.rows ? [] : dialog.params.map((value, i) => `    ${`${placeholderOf(dialog.placeholders, i)}:`.padEnd(15)}${valueType(value)} ${valueText(value)}`)),
     ...(dialog.effect ? [`    rows:          ${effectText(dialog.effect)}`] : []),
+    ...(dialog.effect && 'changes' in dialog.effect ? [`    ${CHANGES_LEGEND}:`, ...changesTableLines(dialog.effect).map((line) => `      ${line}`)] : []),
     `    waiting:       ${dialog.waitingSeconds} s`,
   ].join('\n');
 }
@@ -44,7 +45,7 @@ function describeEnded(sheet: ApprovalSheet): string {
     `    asked for:     ${sheet.requestedLevel}`,
     ...(granted
       ? [
-        `    granted:       ${granted.level}, connections ${connectionsText(granted.connections)}, expires ${expiryText(granted.expiresInDays)}`,
+        `    granted:       ${granted.level}, connections ${connectionsText(granted.connections)}${granted.tools ? `, only the tools ${visibleText(granted.tools.join(', '))}` : ''}, expires ${expiryText(granted.expiresInDays)}`,
         `    token:         ${granted.tokenId}`,
       ]
       : []),
@@ -60,6 +61,7 @@ function describe(item: ApprovalSheet | ConsentDialog): string {
     `    code goes to:  ${visibleText(sheet.redirect)}`,
     `    asks for:      ${sheet.requestedLevel} (choose ${sheet.levels.join(' | ')})`,
     `    connections:   all, or a subset of ${visibleText(sheet.connections.map((c) => c.id).join(', ')) || '(none saved)'}`,
+    ...(sheet.tools.length > 0 ? [`    tools:         every tool the level allows, or only some of ${visibleText(sheet.tools.join(', '))} (--tools)`] : []),
     `    expires:       ${sheet.expiryChoices.map(expiryText).join(' | ')} (default ${expiryText(sheet.defaultExpiryDays)})`,
     `    time left:     ${sheet.secondsLeft} s`,
   ].join('\n');
@@ -90,15 +92,15 @@ function report(result: { ok: true } | Refusal, done: string): void {
   }
 }
 
-/** `sluice approve ID [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90]`: Approve on a sheet or dialog. */
+/** `sluice approve ID [--level L] [--connections all|ID,ID] [--expires never|1|7|30|90] [--tools NAME,NAME]`: Approve on a sheet or dialog. */
 export async function approve(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { ...dataDirOption, level: { type: 'string' }, connections: { type: 'string' }, expires: { type: 'string' } },
+    options: { ...dataDirOption, level: { type: 'string' }, connections: { type: 'string' }, expires: { type: 'string' }, tools: { type: 'string' } },
     strict: true,
     allowPositionals: true,
   });
-  if (positionals.length !== 1) throw new UsageError('usage: sluice approve ID [--level L] [--connections all|ID,ID] [--expires D]');
+  if (positionals.length !== 1) throw new UsageError('usage: sluice approve ID [--level L] [--connections all|ID,ID] [--expires D] [--tools NAME,NAME]');
   const params: Record<string, unknown> = { id: positionals[0], ...grantFromOptions(values) };
   const result = (await callControl(supportDirOf(argv), 'approvals.approve', params)) as { ok: true; tokenId?: string } | Refusal;
   const done = result.ok && result.tokenId ? `: token ${result.tokenId} minted, the client has its code` : '';

@@ -19,6 +19,7 @@ const grantOptions: Array<[string, string]> = [
   ['--level L', `permission level: ${LEVEL}`],
   ['--connections all|ID,ID', 'the connections it may use'],
   ['--expires D', `days until it expires: ${EXPIRES}`],
+  ['--tools NAME,NAME', 'only these custom tools (tools.json), and no resources or prompts'],
 ];
 const connectionSettings: Array<[string, string]> = [
   ['--external-access L', 'what AI clients may do: blocked|readOnly|readWrite (default readOnly)'],
@@ -52,7 +53,7 @@ export const COMMAND_USAGES: CommandUsage[] = [
   { command: 'console', synopsis: '', summary: 'print a one-time link to the running console', options: [], example: 'sluice console' },
   {
     command: 'tokens create',
-    synopsis: `--name NAME [--level L] [--connections all|ID,ID] [--expires ${EXPIRES}]`,
+    synopsis: `--name NAME [--level L] [--connections all|ID,ID] [--expires ${EXPIRES}] [--tools NAME,NAME]`,
     summary: 'mint a bearer token; prints it once',
     options: [['--name NAME', 'what the token is for'], ...grantOptions],
     example: 'sluice tokens create --name "Claude Code" --level readWrite --expires 30',
@@ -77,7 +78,7 @@ export const COMMAND_USAGES: CommandUsage[] = [
   },
   {
     command: 'approve',
-    synopsis: 'ID [--level L] [--connections all|ID,ID] [--expires D]',
+    synopsis: 'ID [--level L] [--connections all|ID,ID] [--expires D] [--tools NAME,NAME]',
     summary: 'approve a waiting sheet',
     options: grantOptions,
     example: 'sluice approve 7f3a --level readOnly --expires 7',

@@ -42,6 +42,7 @@ async function create(argv: string[], remote: Remote | undefined): Promise<void>
       level: { type: 'string', default: 'readOnly' },
       connections: { type: 'string', default: 'all' },
       expires: { type: 'string', default: 'never' },
+      tools: { type: 'string' },
       'data-dir': { type: 'string' },
     },
     strict: true,
@@ -54,6 +55,7 @@ async function create(argv: string[], remote: Remote | undefined): Promise<void>
     level: grant.level ?? 'readOnly',
     connections: grant.connections ?? 'all',
     expiresInDays: grant.expiresInDays ?? null,
+    ...(grant.tools ? { tools: grant.tools } : {}),
   };
 
   const plaintext = remote
@@ -67,13 +69,14 @@ const shortTime = (time: string) => `${time.slice(0, 10)} ${time.slice(11, 16)}Z
 
 function table(records: PublicTokenRecord[]): string {
   return textTable([
-    ['ID', 'NAME', 'PREFIX', 'LEVEL', 'CONNECTIONS', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'],
+    ['ID', 'NAME', 'PREFIX', 'LEVEL', 'CONNECTIONS', 'TOOLS', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'],
     ...records.map((r) => [
       r.id,
       r.name,
       r.prefix,
       r.level,
       r.connections === 'all' ? 'all' : r.connections.join(','),
+      r.tools ? r.tools.join(',') : 'all',
       shortTime(r.createdAt),
       r.lastUsedAt ? shortTime(r.lastUsedAt) : '-',
       r.expiresAt ? shortTime(r.expiresAt) : 'never',

@@ -31,6 +31,8 @@ export const CONSOLE_COMMANDS = [
   'connections.test',
   'server.setEnabled',
   'lockouts.clear',
+  'customTools.define',
+  'customTools.remove',
 ] as const;
 
 const STATIC_TYPES: Record<string, string> = {

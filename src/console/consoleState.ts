@@ -6,6 +6,7 @@ import type { Lockouts } from '../auth/lockouts.js';
 import { type TokenStore, withoutSecrets } from '../auth/tokenStore.js';
 import type { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import type { PairingService } from '../runtime/pairingService.js';
+import type { CustomTools } from '../capabilities/customTools/customTools.js';
 
 
 export type ConsoleStateDeps = {
@@ -18,6 +19,7 @@ export type ConsoleStateDeps = {
   catalog: ConnectionCatalog;
   activity: ActivityLog;
   lockouts: Lockouts;
+  customTools: Pick<CustomTools, 'path' | 'names' | 'refusals'>;
 };
 
 /** Everything the console page shows but the activity log (docs/console.md, `GET /api/state`). */
@@ -36,5 +38,6 @@ export async function consoleState(deps: ConsoleStateDeps) {
     connections: deps.catalog.all().map(withoutPassword),
     clients: deps.activity.clients(new Date(now - DAY_MS).toISOString()),
     lockouts: await deps.lockouts.list(),
+    customTools: { file: deps.customTools.path, names: deps.customTools.names(), refusals: deps.customTools.refusals() },
   };
 }

@@ -10,10 +10,11 @@ export const INSPECTED_MACHINES = new Set([
   'consent',
   'subscription',
   'legacySession',
+  'heldRead',
 ]);
 
 /** Machines whose actor ids are reused once an actor is gone. */
-const REUSED_IDS = new Set(['inflightRequest', 'subscription']);
+const REUSED_IDS = new Set(['inflightRequest', 'subscription', 'heldRead']);
 
 export type Principal = { id: string; name: string } | null;
 

@@ -1,5 +1,5 @@
 import type { ActivityEntry } from '../activity/activityLog.js';
-import { checkGrant } from '../auth/grant.js';
+import { checkGrant, unknownTools } from '../auth/grant.js';
 import type { Lockout, Lockouts } from '../auth/lockouts.js';
 import { type TokenStore, withoutSecrets } from '../auth/tokenStore.js';
 import type { PairingService } from '../runtime/pairingService.js';
@@ -10,6 +10,7 @@ import { newConnection, withoutPassword, writeConfig } from '../db/connections/s
 import { type ConnectionChanges, updatedConnection, withAdded } from '../db/connections/connectionEdits.js';
 import { probeConnection } from '../db/connections/connectionProbe.js';
 import type { ConsentDialogs } from '../runtime/consentDialogs.js';
+import type { CustomTools } from '../capabilities/customTools/customTools.js';
 import type { ControlHandlers } from './controlServer.js';
 import type { SecretHome } from '../platform/secretHome.js';
 import type { SshPlaces } from '../db/reach/sshTunnel.js';
@@ -22,6 +23,8 @@ export type ControlDeps = {
   /** Where saved passwords go when the connections are written. */
   secrets: SecretHome;
   tokens: TokenStore;
+  /** The custom tools of tools.json: which are defined (a token's grant may be limited to them), and the console's edits. */
+  customTools: Pick<CustomTools, 'names' | 'define' | 'remove'>;
   pairing: PairingService;
   dialogs: ConsentDialogs;
   lockouts: Lockouts;
@@ -55,21 +58,25 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
     ...tokenCommands(deps),
     ...approvalCommands(deps),
     ...connectionCommands(deps),
+    ...customToolCommands(deps),
     ...lockoutCommands(deps),
     ...serverCommands(deps),
   };
 }
 
 /** `tokens.*`: mint, list and revoke bearer tokens. */
-function tokenCommands({ tokens, clock, audit }: ControlDeps): ControlHandlers {
+function tokenCommands({ tokens, clock, audit, customTools }: ControlDeps): ControlHandlers {
   return {
     'tokens.create': (p) => {
+      const grant = checkGrant(p);
+      const unknown = unknownTools(grant.tools, new Set(customTools.names()));
+      if (unknown) throw new Error(unknown);
       const { record, plaintext } = tokens.mint({
         name: text(p.name, 'name'),
         level: 'readOnly',
         connections: 'all',
         expiresInDays: null,
-        ...checkGrant(p),
+        ...grant,
         now: clock.now(),
       });
       audit({ category: 'admin', action: 'token.created', outcome: 'success', tokenId: record.id, tokenName: record.name });
@@ -80,6 +87,22 @@ function tokenCommands({ tokens, clock, audit }: ControlDeps): ControlHandlers {
       const record = tokens.revoke(text(p.id, 'id'), clock.now());
       if (record) audit({ category: 'admin', action: 'token.revoked', outcome: 'success', tokenId: record.id, tokenName: record.name });
       return record ? withoutSecrets(record) : null;
+    },
+  };
+}
+
+/** `customTools.*`: the console's form, which edits tools.json. */
+function customToolCommands({ customTools, audit }: ControlDeps): ControlHandlers {
+  return {
+    'customTools.define': async (p) => {
+      await customTools.define(p.tool);
+      audit({ category: 'admin', action: 'customTool.defined', outcome: 'success' });
+      return { ok: true };
+    },
+    'customTools.remove': async (p) => {
+      await customTools.remove(text(p.name, 'name'));
+      audit({ category: 'admin', action: 'customTool.removed', outcome: 'success' });
+      return { ok: true };
     },
   };
 }

@@ -129,6 +129,23 @@ export const PAGES = frozen({ pageSize: 50, maxCompletionValues: 100 });
 export const TOOL_DECLARATIONS = frozen({ modelBytes: 12 * KIB });
 
 /**
+ * Custom tools (issue 32; docs/catalogue.md, "Custom tools"): the definitions file `tools.json` in the
+ * data folder. A file over `maxFileBytes` is refused whole; past `maxTools` entries the rest are
+ * refused one by one. Names follow MCP's tool-name rule (letters, digits, `_`, `-`, `.`) within
+ * `maxNameChars`; a string argument is at most `maxStringChars` (it may be tested against the
+ * definition's pattern). Edits to the file are read once they have settled for `reloadSettleMs`.
+ */
+export const CUSTOM_TOOLS = frozen({
+  maxFileBytes: 256 * KIB,
+  maxTools: 64,
+  maxNameChars: 64,
+  maxDescriptionChars: 1_024,
+  maxParameters: 32,
+  maxStringChars: 4_096,
+  reloadSettleMs: 250,
+});
+
+/**
  * Cache hints (contract, "Cache hints"): fixed per method; `resources/read` per resource, within bounds.
  * @type {Readonly<Record<string, Readonly<{ ttlMs: number, cacheScope: 'public' | 'private' }>>>}
  */
@@ -195,6 +212,17 @@ export const RESULTS = frozen({
   answerBatchChars: 256 * KIB,
 });
 
+/**
+ * Reading on (issue 30; decisions.md, "Sessions, slots and answers"): a cut `execute_query` or
+ * `browse_table` read keeps its statement open behind a `next_cursor`, on one session of its
+ * connection's pool, until its last page is read, for at most `idleMs` after its last page.
+ */
+export const RESULT_CURSORS = frozen({
+  idleMs: 5 * MINUTE,
+  perToken: 4,
+  perConnection: 4,
+});
+
 /** Database sessions (chosen; decisions.md, "Pools"). */
 export const DATABASES = frozen({
   connectTimeoutMs: 5 * SECOND,
@@ -229,6 +257,20 @@ export const DATABASES = frozen({
    * and then asks the planner for at most as long again (docs/console.md, "What a dialog shows").
    */
   effectPreviewTimeoutMs: 1.5 * SECOND,
+  /**
+   * Chosen: a write's dialog first tries the write in a transaction that is rolled back, stopped by the
+   * database past this long in all (docs/console.md, "The exact effect").
+   */
+  rehearsalBudgetMs: 2 * SECOND,
+  /**
+   * Chosen: how long that try waits for another session's lock before it gives up and the dialog falls
+   * back to the estimate. MySQL's `innodb_lock_wait_timeout` counts whole seconds, 1 at least: there it
+   * is 1 s (`rehearsalLockWaitSecondsMysql`).
+   */
+  rehearsalLockWaitMs: 200,
+  rehearsalLockWaitSecondsMysql: 1,
+  /** Chosen: the changed rows a write's dialog shows, before and after; the count is always whole. */
+  rehearsalRowsShown: 20,
   /**
    * Chosen: `table_statistics` on SQLite counts its tables' rows exactly for at most this long in all,
    * the query process stopping a count that runs past it; a table not counted in time gets

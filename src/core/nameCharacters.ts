@@ -1,4 +1,5 @@
 import { firstCodePoint } from './controlCharacters.js';
+import { CUSTOM_TOOLS } from './contract.js';
 
 /**
  * What a name may not hold, a connection's, a token's or a pairing client's: control characters (C0,
@@ -18,3 +19,6 @@ export function nameRefusal(field: string, name: string): string | undefined {
   const found = nameCharacterIn(name);
   return found && `${field} must not contain control characters, line separators or bidirectional controls (it holds ${found})`;
 }
+
+/** MCP's tool-name rule, which a custom tool's name follows: letters, digits, `_`, `-` and `.`, within the bound. */
+export const TOOL_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${CUSTOM_TOOLS.maxNameChars}}$`);

@@ -1,6 +1,7 @@
 import { RawJson } from '../protocol/rawJson.js';
 import { type Engine, ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
 import type { BrowseRequest } from '../sql/browseSql.js';
+import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
 
 export type { Engine };
 
@@ -67,6 +68,28 @@ export type PageReader = (rows: unknown[][], columns: Column[]) => Promise<void>
 
 /** How a paged read ended: its columns, the rows handed on, and why it stopped short, as a ResultSet says. */
 export type PagedRead = Omit<ResultSet, 'rows' | 'rowsAffected'> & { rows: number; cellsCut: number };
+
+/** What one page of a held read may take, as `ReadOptions` says. */
+export type PageOptions = Pick<ReadOptions, 'maxRows' | 'maxBytes' | 'timeoutMs' | 'signal'>;
+
+/**
+ * The rest of a read whose first page was cut (`Database.holdRead`): its statement stays open on one
+ * session of the connection's pool, in a read-only transaction that sees one snapshot, until `close`.
+ */
+export type HeldRead = {
+  /** The rows after those handed on so far, as many as `options` take, and whether rows remain after them. */
+  next(options: PageOptions): Promise<HeldPage>;
+  /** Ends the statement and its transaction and gives the session back; once, however often it is called. */
+  close(): Promise<void>;
+  /** Why it was closed before its reader closed it (SessionShares: to free a session), if it was. */
+  closedBecause?(): string | undefined;
+};
+
+/** One page of a held read; `more` when rows were left out of it (not only columns or cut values). */
+export type HeldPage = { result: ResultSet; more: boolean };
+
+/** A read's first page and, when rows were left out of it, the rest of the read, held. */
+export type HeldResult = { result: ResultSet<Rows>; rest?: HeldRead };
 
 /** How explain runs: `analyze` executes a read in a transaction that is rolled back, within `timeoutMs`. */
 export type ExplainOptions = { params: unknown[]; analyze: boolean; timeoutMs: number; signal: AbortSignal };
@@ -143,6 +166,18 @@ export interface Database {
    * error may come back as the driver's).
    */
   readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead>;
+  /**
+   * Tries a write once, before anyone consents to it, on a write session in a transaction that is always
+   * rolled back (`rehearsal.js`): each statement within `plan.budgetMs`, enforced in the database, and
+   * waiting at most `plan.lockWaitMs` for another session's lock. Nothing it does is kept.
+   */
+  rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
+  /**
+   * `read`, except that a result cut by `maxRows` or its byte budget keeps its statement open (`rest`),
+   * so that its next rows come from the same snapshot, not from running it again. Absent on an engine
+   * that cannot hold a read: its cut answers have no next page.
+   */
+  holdRead?(sql: string, options: ReadOptions): Promise<HeldResult>;
   /** Runs one statement that writes, once the user has consented to exactly this statement. */
   write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>>;

@@ -8,6 +8,7 @@ import {
   ENGINE_NAMES,
   type ExplainOptions,
   type Explanation,
+  type HeldResult,
   type PagedRead,
   type PageReader,
   type ReadOptions,
@@ -19,6 +20,7 @@ import {
 } from './database.js';
 import { DATABASES, RESULTS } from '../core/contract.js';
 import { answerRows } from './results/answerRows.js';
+import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
 
 export type StatementOptions = {
   params: unknown[];
@@ -36,7 +38,10 @@ export type ServerSessions = {
   check(sql: string, signal: AbortSignal): Promise<void>;
   read(sql: string, options: StatementOptions): Promise<ResultSet>;
   readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead>;
+  /** `Database.holdRead`; absent where the driver cannot hold a read open between calls. */
+  holdRead?(sql: string, options: StatementOptions): Promise<HeldResult>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
+  rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
   close(): Promise<void>;
 };
 
@@ -49,8 +54,8 @@ const statementOptions = (options: ReadOptions): StatementOptions => ({
 });
 
 /** A statement's result as the caller asked for its rows: serialised for an answer with `rowsAs: 'json'`. */
-async function forAnswer(result: Promise<ResultSet>, options: ReadOptions): Promise<ResultSet<Rows>> {
-  return options.rowsAs === 'json' ? answerRows(await result) : result;
+async function forAnswer(result: ResultSet<Rows>, options: ReadOptions): Promise<ResultSet<Rows>> {
+  return options.rowsAs === 'json' ? answerRows(result) : result;
 }
 
 /**
@@ -114,15 +119,27 @@ export abstract class ServerDatabase implements Database {
   }
 
   async read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
-    return forAnswer((await this.#use()).read(sql, statementOptions(options)), options);
+    return forAnswer(await (await this.#use()).read(sql, statementOptions(options)), options);
   }
 
   async readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead> {
     return (await this.#use()).readPages(sql, statementOptions(options), onPage);
   }
 
+  /** `Database.holdRead` for an engine whose sessions hold reads (PostgreSQL); else the read whole, with no rest. */
+  protected async holdOn(sql: string, options: ReadOptions): Promise<HeldResult> {
+    const sessions = await this.#use();
+    if (!sessions.holdRead) return { result: await forAnswer(await sessions.read(sql, statementOptions(options)), options) };
+    const held = await sessions.holdRead(sql, statementOptions(options));
+    return { ...held, result: await forAnswer(held.result, options) };
+  }
+
   async write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
-    return forAnswer((await this.#use()).write(sql, statementOptions(options)), options);
+    return forAnswer(await (await this.#use()).write(sql, statementOptions(options)), options);
+  }
+
+  async rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    return (await this.#use()).rehearse(plan, signal);
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {

@@ -13,7 +13,11 @@ function requestedNotifications(params: Params) {
   if (uris !== undefined && (!Array.isArray(uris) || uris.some((u) => typeof u !== 'string'))) {
     throw invalidParams('params.notifications.resourceSubscriptions must be an array of resource URIs');
   }
-  return { resourcesListChanged: notifications.resourcesListChanged, resourceSubscriptions: uris as string[] | undefined };
+  return {
+    resourcesListChanged: notifications.resourcesListChanged,
+    resourceSubscriptions: uris as string[] | undefined,
+    toolsListChanged: notifications.toolsListChanged,
+  };
 }
 
 /**

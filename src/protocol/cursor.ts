@@ -1,6 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { invalidParams } from '../core/errors.js';
 import { PAGES } from '../core/contract.js';
+import { TextSeal } from './textSeal.js';
 
 export type Page<T> = { items: T[]; nextCursor?: string };
 
@@ -9,30 +9,22 @@ export type Page<T> = { items: T[]; nextCursor?: string };
  * at start, so a cursor cannot be forged, edited or replayed against another list method.
  */
 export class CursorCodec {
-  readonly #key: Buffer;
+  readonly #seal: TextSeal;
 
-  constructor(key: Buffer = randomBytes(32)) {
-    this.#key = key;
-  }
-
-  #sign(body: string): Buffer {
-    return createHmac('sha256', this.#key).update(body).digest().subarray(0, 16);
+  constructor(key?: Buffer) {
+    this.#seal = new TextSeal(key);
   }
 
   encode(method: string, offset: number): string {
-    const body = `${method}\n${offset}`;
-    return Buffer.concat([this.#sign(body), Buffer.from(body)]).toString('base64url');
+    return this.#seal.seal(`${method}\n${offset}`);
   }
 
   decode(method: string, cursor: unknown): number {
     if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 512) {
       throw invalidParams('Invalid cursor');
     }
-    const raw = Buffer.from(cursor, 'base64url');
-    const mac = raw.subarray(0, 16);
-    const body = raw.subarray(16).toString();
-    const expected = this.#sign(body);
-    if (mac.length !== 16 || !timingSafeEqual(mac, expected)) throw invalidParams('Invalid cursor');
+    const body = this.#seal.open(cursor);
+    if (body === undefined) throw invalidParams('Invalid cursor');
     const [boundMethod, offsetText] = body.split('\n');
     if (boundMethod !== method)
       throw invalidParams(`Invalid cursor: it was issued by ${boundMethod}, not ${method}`);

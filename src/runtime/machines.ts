@@ -1,5 +1,6 @@
 import { type AnyStateMachine, createActor, type InspectionEvent, type Observer } from 'xstate';
 import { consentMachine } from '../../machines/consent.js';
+import { heldReadMachine } from '../../machines/heldRead.js';
 import { inflightRequestMachine } from '../../machines/inflightRequest.js';
 import { legacySessionMachine } from '../../machines/legacySession.js';
 import { pairingCodeMachine } from '../../machines/pairingCode.js';
@@ -7,7 +8,7 @@ import { pairingRequestMachine } from '../../machines/pairingRequest.js';
 import { subscriptionMachine } from '../../machines/subscription.js';
 import { type ChildDone, type Supervisor, supervisorMachine } from '../../machines/supervisor.js';
 import type { AppClock } from '../core/clock.js';
-import { LEGACY, PAIRING, REQUESTS, SUBSCRIPTIONS } from '../core/contract.js';
+import { LEGACY, PAIRING, REQUESTS, RESULT_CURSORS, SUBSCRIPTIONS } from '../core/contract.js';
 import { verifierMatches } from '../pairing/pkce.js';
 
 type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
@@ -28,6 +29,8 @@ const subscription = subscriptionMachine.provide({
   delays: { keepAlive: SUBSCRIPTIONS.keepAliveMs, poll: SUBSCRIPTIONS.disconnectPollMs },
 });
 
+const heldRead = heldReadMachine.provide({ delays: { idle: RESULT_CURSORS.idleMs } });
+
 const supervisor = supervisorMachine.provide({
   actors: {
     pairingRequest,
@@ -36,6 +39,7 @@ const supervisor = supervisorMachine.provide({
     consent: consentMachine,
     subscription,
     legacySession: legacySessionMachine,
+    heldRead,
   },
 });
 
@@ -48,6 +52,7 @@ export const runtimeMachines: AnyStateMachine[] = [
   consentMachine,
   subscription,
   legacySessionMachine,
+  heldRead,
 ];
 
 /** Starts the root of the actor system; `childDone` hears each child that reached a final state. */

@@ -13,7 +13,7 @@ import type { ActivityEntry } from '../activity/activityLog.js';
 import type { SavedConnection } from '../db/connections/savedConnections.js';
 import type { AppClock } from '../core/clock.js';
 import { type PermissionLevel, permissionLevels } from '../auth/levels.js';
-import { checkGrant, expiryChoices, GrantError, unknownConnections } from '../auth/grant.js';
+import { checkGrant, expiryChoices, GrantError, unknownConnections, unknownTools } from '../auth/grant.js';
 import type { TokenStore } from '../auth/tokenStore.js';
 import { approvalCallback, denialCallback } from '../pairing/callback.js';
 import { type PairingLink, parsePairingLink } from '../pairing/deepLink.js';
@@ -30,6 +30,8 @@ export type ApprovalSheet = {
   requestedLevel: PermissionLevel;
   levels: readonly PermissionLevel[];
   connections: { id: string; name: string }[];
+  /** The custom tools the grant may be limited to. */
+  tools: string[];
   expiryChoices: (number | null)[];
   defaultExpiryDays: number;
   secondsLeft: number;
@@ -49,6 +51,8 @@ export type PairingServiceDeps = {
   tokens: TokenStore;
   clock: AppClock;
   connections(): SavedConnection[];
+  /** The custom tools defined now (tools.json). */
+  customToolNames(): string[];
   deliver(url: URL): Promise<void>;
   audit(entry: ActivityEntry): void;
   /** A pairing deep link switches the MCP server back on. */
@@ -67,14 +71,14 @@ const linkOf = (input: PairingRequestInput): PairingLink => ({
 });
 
 /** Why the sheet's controls cannot take these values, checked before the request moves. */
-function invalidChoice(chosen: Partial<ApprovalChoice>, known: Set<string>): string | undefined {
+function invalidChoice(chosen: Partial<ApprovalChoice>, known: Set<string>, tools: Set<string>): string | undefined {
   try {
     checkGrant(chosen);
   } catch (error) {
     if (error instanceof GrantError) return error.message;
     throw error;
   }
-  return unknownConnections(chosen.connections, known);
+  return unknownConnections(chosen.connections, known) ?? unknownTools(chosen.tools, tools);
 }
 
 /** Pairing as the user and the client see it, over the supervisor's pairing-request and code actors. */
@@ -143,6 +147,7 @@ export class PairingService {
       requestedLevel: input.requestedLevel,
       levels: permissionLevels,
       connections: this.#deps.connections().map((c) => ({ id: c.id, name: c.name })),
+      tools: this.#deps.customToolNames(),
       expiryChoices: [...expiryChoices],
       defaultExpiryDays: PAIRING.defaultExpiryDays,
       secondsLeft: Math.max(0, Math.ceil(left / 1000)),
@@ -193,12 +198,13 @@ export class PairingService {
     const actor = this.#pending(id);
     if (!actor) return { ok: false, reason: `no pending approval "${id}" (it may have expired or been answered)` };
     const input = actor.getSnapshot().context as PairingRequestInput;
-    const refusal = invalidChoice(chosen, new Set(this.#deps.connections().map((c) => c.id)));
+    const refusal = invalidChoice(chosen, new Set(this.#deps.connections().map((c) => c.id)), new Set(this.#deps.customToolNames()));
     if (refusal) return { ok: false, reason: refusal };
     const choice: ApprovalChoice = {
       level: chosen.level ?? input.requestedLevel,
       connections: chosen.connections ?? 'all',
       expiresInDays: chosen.expiresInDays === undefined ? PAIRING.defaultExpiryDays : chosen.expiresInDays,
+      ...(chosen.tools ? { tools: chosen.tools } : {}),
     };
     actor.send({ type: 'approve', ...choice });
 

@@ -10,7 +10,10 @@ import { ActorKeys } from './actorKeys.js';
 import type { AppClock } from '../core/clock.js';
 import { SUBSCRIPTIONS } from '../core/contract.js';
 
-export type Honoured = { resourcesListChanged?: true; resourceSubscriptions?: string[] };
+export type Honoured = { resourcesListChanged?: true; resourceSubscriptions?: string[]; toolsListChanged?: true };
+
+/** Hears each change of the tool list (the custom tools); returns the function that stops listening. */
+export type ToolListChanges = (listener: () => void) => () => void;
 
 export type ListenOptions = {
   principal: Principal;
@@ -26,21 +29,23 @@ const schemaUri = (connectionId: string) => connectionUri(connectionId, 'schema'
 /**
  * `subscriptions/listen` streams as `subscription` actors. Each hears schema changes of the connections
  * it subscribed to (made through Sluice at once; made elsewhere within 5 s) and changes to the set of
- * connections its caller can see.
+ * connections its caller can see, and, when asked, each change of the tool list (custom tools).
  */
 export class Subscriptions {
   readonly #supervisor: Supervisor;
   readonly #catalog: ConnectionCatalog;
   readonly #clock: AppClock;
+  readonly #toolChanges: ToolListChanges;
   /** Reused keys: see ActorKeys. */
   readonly keys = new ActorKeys(subscriptionId);
   /** Open streams per principal. */
   readonly #open = new Map<string, number>();
 
-  constructor(supervisor: Supervisor, catalog: ConnectionCatalog, clock: AppClock) {
+  constructor(supervisor: Supervisor, catalog: ConnectionCatalog, clock: AppClock, toolChanges: ToolListChanges = () => () => {}) {
     this.#supervisor = supervisor;
     this.#catalog = catalog;
     this.#clock = clock;
+    this.#toolChanges = toolChanges;
   }
 
   /**
@@ -63,8 +68,12 @@ export class Subscriptions {
     };
   }
 
-  /** What of a request can be honoured: list changes, and schema URIs of connections the caller can see. */
-  honour(principal: Principal, requested: { resourcesListChanged?: unknown; resourceSubscriptions?: string[] }): Honoured {
+  /**
+   * What of a request can be honoured: list changes, and schema URIs of connections the caller can see.
+   * A caller limited to custom tools reads no resources, so hears only of the tool list.
+   */
+  honour(principal: Principal, requested: { resourcesListChanged?: unknown; resourceSubscriptions?: string[]; toolsListChanged?: unknown }): Honoured {
+    if (principal.tools) return requested.toolsListChanged === true ? { toolsListChanged: true } : {};
     const visible = new Set(this.#visible(principal));
     const uris = (requested.resourceSubscriptions ?? []).filter((uri) =>
       [...visible].some((id) => schemaUri(id) === uri),
@@ -72,6 +81,7 @@ export class Subscriptions {
     return {
       ...(requested.resourcesListChanged === true ? { resourcesListChanged: true } : {}),
       ...(uris.length > 0 ? { resourceSubscriptions: [...new Set(uris)] } : {}),
+      ...(requested.toolsListChanged === true ? { toolsListChanged: true } : {}),
     };
   }
 
@@ -100,7 +110,12 @@ export class Subscriptions {
         visible = now;
       }
     };
-    const stopListening = this.#catalog.changes.subscribe(onChange);
+    const stopCatalog = this.#catalog.changes.subscribe(onChange);
+    const stopTools = honoured.toolsListChanged ? this.#toolChanges(() => notify('notifications/tools/list_changed', {})) : () => {};
+    const stopListening = () => {
+      stopCatalog();
+      stopTools();
+    };
     const stopPolling = this.#pollSchemas([...watched], versions, schemaChanged);
     return new Promise((resolve) => {
       this.#supervisor.send({

@@ -71,8 +71,9 @@ describe.runIf(canRun)('the statement dialog in Chromium', () => {
     expect(await card.locator('[data-connection]').textContent()).toBe('Demo bookshop (demo)');
     expect(await card.locator('[data-statement-kind]').textContent()).toBe('write');
     expect(await card.locator('[data-statement-reason]').textContent()).toBe('UPDATE changes data');
-    // No genre has that name or such an id: counted, read only, before anyone approves.
-    expect(await card.locator('[data-effect]').textContent()).toBe('about 0 rows (estimate: counted)');
+    // No genre has that name or such an id: tried in a transaction that was rolled back, before anyone approves.
+    expect(await card.locator('[data-effect]').textContent()).toBe('0 rows will change (tried, then rolled back)');
+    expect(await card.locator('[data-changes-box]').isHidden()).toBe(true);
 
     // The README's picture of a dialog (SLUICE_SCREENSHOTS=docs/screenshots refreshes it).
     await screenshot(page, 'console-dialog.png');
@@ -80,5 +81,43 @@ describe.runIf(canRun)('the statement dialog in Chromium', () => {
     await card.getByRole('button', { name: 'Deny', exact: true }).click();
     expect(expectToolError(await pending, 'denied')).toBe('denied: the user denied the statement in Sluice');
     await expect.poll(() => card.count(), { timeout: 5_000 }).toBe(0);
+  });
+
+  it('shows the rows a tried write would change, before and after, its changed cells marked and hidden characters made visible', async () => {
+    const { page } = await suite.open();
+    const writer = mintToken(suite.app, `Changes token ${unique()}`, 'readWrite');
+    const client = `Changes client ${unique()}`;
+    const pending = callTool(suite.app, 'execute_query', { connection_id: 'demo', sql: 'UPDATE genres SET name = name || ? WHERE id <= 2', params: ['\u202E\u200B\u{E0041}\u001b!'] }, {
+      headers: writer.headers,
+      extraMeta: { 'io.modelcontextprotocol/clientInfo': { name: client, version: '1.0.0' } },
+    });
+    const card = page.locator('article[data-dialog-id]', { has: page.locator('[data-client]', { hasText: client }) });
+    await card.waitFor({ timeout: 5_000 });
+
+    expect(await card.locator('[data-effect]').textContent()).toBe('2 rows will change (tried, then rolled back)');
+    const table = card.locator('table[data-changes]');
+    expect(await table.locator('thead th').allTextContents()).toEqual(['id', 'name']);
+    const rows = await table.locator('tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [tr.getAttribute('data-change'), ...[...tr.querySelectorAll('td')].map((td) => `${td.hasAttribute('data-changed') ? '*' : ''}${td.querySelector('code')?.textContent}`)]),
+    );
+    expect(rows).toHaveLength(4);
+    expect(rows.map((row) => row.slice(0, 2))).toEqual([
+      ['before', '1'],
+      ['after', '1'],
+      ['before', '2'],
+      ['after', '2'],
+    ]);
+    // Only the name changes, and its bidi override, zero-width space, tag character and ESC show as marked escapes, never as themselves.
+    for (const [i, row] of rows.entries()) expect(row[2]?.startsWith(i % 2 === 1 ? '*"' : '"')).toBe(true);
+    expect(rows[1]?.[2]).toBe(`*${rows[0]?.[2]?.slice(0, -1)}⟨U+202E⟩⟨U+200B⟩⟨U+E0041⟩⟨U+001B⟩!"`);
+    const escaped = ['⟨U+202E⟩', '⟨U+200B⟩', '⟨U+E0041⟩', '⟨U+001B⟩'];
+    expect(await table.locator('[data-changed] .escape').allTextContents()).toEqual([...escaped, ...escaped]);
+    const shown = await table.evaluate((el) => el.textContent ?? '');
+    expect(['\u202e', '\u200b', '\u{E0041}', '\u001b'].filter((c) => shown.includes(c))).toEqual([]);
+    // docs/console.md's picture of the table (SLUICE_SCREENSHOTS=docs/screenshots refreshes it).
+    await screenshot(page, 'console-dialog-changes.png');
+
+    await card.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect(expectToolError(await pending, 'denied')).toBe('denied: the user denied the statement in Sluice');
   });
 });

@@ -1,7 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { OutputSchema } from '../../src/capabilities/outputSchema.js';
 import { builtinCapabilities } from '../../src/capabilities/registry.js';
+import { readToolsFile } from '../../src/capabilities/customTools/toolsFile.js';
+import type { SavedConnection } from '../../src/db/connections/savedConnections.js';
 
 /**
  * docs/catalogue.md against the code (issue 19, item 6): every tool, resource template and prompt is
@@ -95,6 +99,26 @@ describe('docs/catalogue.md', () => {
         prompt.arguments.filter((a) => a.required).map((a) => a.name),
       );
       expect(argumentsIn(row[1] as string), prompt.name).toEqual(declared);
+    }
+  });
+});
+
+describe('docs/catalogue.md, "Custom tools"', () => {
+  it('gives an example tools.json that Sluice reads without a refusal, on the demo connection', async () => {
+    const section = doc.slice(doc.indexOf('## Custom tools'));
+    const example = /```json\n([\s\S]*?)```/.exec(section)?.[1] as string;
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-catalogue-'));
+    try {
+      writeFileSync(join(dir, 'tools.json'), example);
+      const demo = { id: 'demo', name: 'Demo bookshop', engine: 'sqlite', path: join(dir, 'demo.sqlite') } as SavedConnection;
+      const read = await readToolsFile(join(dir, 'tools.json'), {
+        taken: new Set(builtinCapabilities.tools.map((tool) => tool.name)),
+        connection: (id) => (id === 'demo' ? demo : undefined),
+      });
+      expect(read.refusals).toEqual([]);
+      expect(read.definitions.map((d) => [d.name, d.kind])).toEqual([['order_status', 'read'], ['cancel_order', 'write']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -54,10 +54,29 @@ describe('sluice approvals: a write dialog in the terminal', () => {
       "      2 | WHERE name = 'x⟨U+200B⟩' AND id > ?",
       '    ?1:            string "a⟨U+001B⟩[2Jb"',
       '    ?2:            integer 7',
-      '    rows:          about 0 rows (estimate: counted)',
+      '    rows:          0 rows will change (tried, then rolled back)',
     ]);
     for (const hidden of ['\u202e', '\u200b', '\u001b']) expect(lines.join('\n')).not.toContain(hidden);
 
+    expect(app.dialogs.answer(dialog!.id, 'deny')).toBe(true);
+    expectToolError(await pending, 'denied');
+  });
+
+  it('shows the rows a tried write would change, before and after, each changed value marked', async () => {
+    const writer = mintToken(app, 'Terminal changer', 'readWrite');
+    const pending = callTool(app, 'execute_query', { connection_id: 'demo', sql: 'UPDATE genres SET name = name || ? WHERE id = 1', params: ['\u200B'] }, { headers: writer.headers });
+    await expect.poll(() => app.dialogs.list().length, { timeout: 5_000 }).toBe(1);
+    const [dialog] = app.dialogs.list();
+    const lines = await printed();
+    const at = lines.indexOf('    rows:          1 row will change (tried, then rolled back)');
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 1, at + 6)).toEqual([
+      '    Changed rows (- before, + after, * a value that changes):',
+      '        | id | name',
+      '      --+----+----------------------------',
+      '      - | 1  | "Literary Fiction"',
+      '      + | 1  | "Literary Fiction⟨U+200B⟩"*',
+    ]);
     expect(app.dialogs.answer(dialog!.id, 'deny')).toBe(true);
     expectToolError(await pending, 'denied');
   });

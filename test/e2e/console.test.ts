@@ -403,7 +403,8 @@ describe('the console: pairing sheets in GET /api/state', () => {
     expect(state.now).toBe(clock.now());
     expect(state.server).toEqual({ enabled: true, mcpUrl: app.url });
     expect(app.url).toBe(`http://127.0.0.1:${app.port}/mcp`);
-    expect(Object.keys(state).sort()).toEqual(['clients', 'connections', 'dialogs', 'lockouts', 'now', 'server', 'sheets', 'tokens']);
+    expect(Object.keys(state).sort()).toEqual(['clients', 'connections', 'customTools', 'dialogs', 'lockouts', 'now', 'server', 'sheets', 'tokens']);
+    expect(state.customTools).toEqual({ file: join(app.dataDir, 'tools.json'), names: [], refusals: [] });
   });
 
   it('an opened pairing link is a sheet awaitingApproval, with secondsLeft and expiresAt on the app’s clock', async () => {
@@ -418,6 +419,7 @@ describe('the console: pairing sheets in GET /api/state', () => {
       requestedLevel: 'fullAccess',
       levels: ['readOnly', 'readWrite', 'fullAccess'],
       connections: [{ id: 'demo', name: 'Demo bookshop' }],
+      tools: [],
       expiryChoices: [null, 1, 7, 30, 90],
       defaultExpiryDays: 30,
       secondsLeft: 300,
@@ -682,7 +684,8 @@ describe('the console: commands, dialogs, activity and events', () => {
         statement: sql,
         params: [],
         placeholders: 'positional',
-        effect: null,
+        // Tried in a transaction that was rolled back: the row it adds, with the key SQLite gives it.
+        effect: { rows: 1, basis: 'exact', columns: ['id', 'name'], changes: [{ before: null, after: [expect.any(Number), marker] }] },
         waitingSeconds: expect.any(Number),
       });
       expect(await client.command('approvals.approve', { id: dialog.id })).toEqual({ ok: true });

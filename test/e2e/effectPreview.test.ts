@@ -116,7 +116,7 @@ describe.each(engines)('the preview reaches the user on %s', (engine) => {
       const message = res.json.result.inputRequests.approve_statement.params.message as string;
       expect(message).toContain(`1 | ${sql}`);
       expect(message).toContain(`${placeholder(engine, 1).replace('?', '?1')} (integer) = 3`);
-      expect(message).toContain('Rows it would change: about 8 rows (estimate: counted).');
+      expect(message).toContain('\n8 rows will change (tried, then rolled back).\nChanged rows (- before, + after, * a value that changes):\n');
       expect(message).toContain('(DELETE changes data)');
 
       const pending = callTool(app, 'execute_query', args, { headers: writer.headers });
@@ -132,8 +132,11 @@ describe.each(engines)('the preview reaches the user on %s', (engine) => {
         tokenName: 'Preview writer',
         tokenLevel: 'readWrite',
         clientNameDeclared: false,
-        effect: { rows: 8, basis: 'counted' },
+        effect: { rows: 8, basis: 'exact', columns: ['id', 'author_id', 'title', 'price'], changes: expect.any(Array) },
       });
+      expect(dialog?.effect && 'changes' in dialog.effect ? dialog.effect.changes.map((c) => [c.before?.[0], c.after]) : []).toEqual(
+        [3, 6, 9, 12, 15, 18, 21, 24].map((id) => [id, null]),
+      );
       expect(await fixture.query('SELECT count(*) FROM books')).toEqual([[engine === 'postgres' ? '25' : 25]]);
       expect(app.dialogs.answer(dialog!.id, 'deny')).toBe(true);
       expectToolError(await pending, 'denied');

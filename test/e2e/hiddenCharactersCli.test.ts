@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activity } from '../../src/cli/activity.js';
 import { approvals } from '../../src/cli/approvals.js';
 import { callControl } from '../../src/cli/controlClient.js';
 import { openUrl } from '../../src/cli/openUrl.js';
 import { tokens } from '../../src/cli/tokens.js';
 import { challengeFor, createVerifier } from '../../src/pairing/pkce.js';
-import { runSluice } from '../helpers/cli.js';
+import { printed, runSluice } from '../helpers/cli.js';
 import { pairingLink } from '../helpers/pairing.js';
 import { callTool, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
 
@@ -28,20 +28,6 @@ const LINK_SHOWN = 'Pair⟨U+200D⟩client⟨U+2060⟩⟨U+E0067⟩';
 const HIDDEN = ['\u001b', '\u202e', '\u200b', '\u200d', '\u2060', '\u{E0041}', '\u{E0067}'];
 const rawIn = (text: string) => HIDDEN.filter((c) => text.includes(c));
 
-/** What `command` writes on stdout. */
-async function printed(command: () => Promise<void>): Promise<string> {
-  const written: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    written.push(String(chunk));
-    return true;
-  });
-  try {
-    await command();
-  } finally {
-    spy.mockRestore();
-  }
-  return written.join('');
-}
 
 describe('names a client chose, printed by the command line', () => {
   let app: TestApp;

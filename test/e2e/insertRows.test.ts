@@ -72,6 +72,13 @@ describe.each(engines)('insert_rows on %s', (engine) => {
         '11 | "A "quoted", name" | null',
         'Statement, 1 line:',
         `1 | ${expectedInsert(engine, schema, 2)}`,
+        // Tried in a transaction that was rolled back: the rows as the database would add them.
+        '2 rows will change (tried, then rolled back).',
+        'Changed rows (- before, + after, * a value that changes):',
+        '  | id | name               | born',
+        '--+----+--------------------+-----',
+        '+ | 10 | "Stanisław Lem"    | 1921',
+        '+ | 11 | "A "quoted", name" | null',
         'Approve it only if you expect this change.',
       ].join('\n'),
     );

@@ -12,7 +12,7 @@ import { callTool, startTestApp, type TestApp } from '../helpers/testApp.js';
  * server-sent frames XState's inspection becomes — with nothing secret in them.
  */
 
-const MACHINES = ['supervisor', 'pairingRequest', 'pairingCode', 'inflightRequest', 'consent', 'subscription', 'legacySession'];
+const MACHINES = ['supervisor', 'pairingRequest', 'pairingCode', 'inflightRequest', 'consent', 'subscription', 'legacySession', 'heldRead'];
 const ACTOR_ID = new RegExp(`^(${MACHINES.join('|')}):[0-9a-f]{8}$`);
 const unique = () => randomBytes(4).toString('hex');
 const bearer = (plaintext: string) => ({ authorization: `Bearer ${plaintext}` });
@@ -91,6 +91,7 @@ describe('GET /api/inspector/machines', () => {
       consent: 'asking',
       subscription: 'listening',
       legacySession: 'active',
+      heldRead: 'open',
     });
     for (const id of MACHINES) {
       expect(machines[id].id).toBe(id);

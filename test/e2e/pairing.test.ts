@@ -52,6 +52,7 @@ describe('Pairing request: (none) → Awaiting approval', () => {
         requestedLevel: 'readWrite',
         levels: ['readOnly', 'readWrite', 'fullAccess'],
         connections: [{ id: 'demo', name: 'Demo bookshop' }],
+        tools: [],
         expiryChoices: [null, 1, 7, 30, 90],
         defaultExpiryDays: 30,
         secondsLeft: 300,

@@ -50,7 +50,8 @@ describe('subscriptions/listen', () => {
       toolsListChanged: true,
       promptsListChanged: true,
     }, auth);
-    expect(await acknowledged(stream, 'sub-1')).toEqual({ resourcesListChanged: true, resourceSubscriptions: [DEMO_SCHEMA] });
+    // Prompts never change; tools do when tools.json does (issue 32).
+    expect(await acknowledged(stream, 'sub-1')).toEqual({ resourcesListChanged: true, resourceSubscriptions: [DEMO_SCHEMA], toolsListChanged: true });
     await stream.cancel();
   });
 

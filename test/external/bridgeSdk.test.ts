@@ -104,6 +104,12 @@ describe('@modelcontextprotocol/sdk 1.x over StdioClientTransport', () => {
           'sdk1-stdio (name declared by the client) wants to run a write statement (INSERT changes data) on Demo bookshop (SQLite), with the token stdio bridge (readWrite).',
           'Statement, 1 line:',
           "1 | INSERT INTO genres (name) VALUES ('Stdio v1')",
+          // Tried in a transaction that was rolled back: the row it adds, with the id the demo's next genre gets.
+          '1 row will change (tried, then rolled back).',
+          'Changed rows (- before, + after, * a value that changes):',
+          '  | id | name',
+          '--+----+-----------',
+          '+ | 13 | "Stdio v1"',
           'Approve it only if you expect this change.',
         ].join('\n'),
         requestedSchema: {

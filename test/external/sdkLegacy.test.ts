@@ -171,7 +171,8 @@ describe('the 1.x client over Streamable HTTP, legacy era 2025-11-25', () => {
       statement: INSERT,
       params: [],
       placeholders: 'positional',
-      effect: null,
+      // Tried in a transaction that was rolled back: the row it would add.
+      effect: { rows: 1, basis: 'exact', columns: ['id', 'name'], changes: [{ before: null, after: [expect.any(Number), 'Legacy conformance'] }] },
       waitingSeconds: expect.any(Number),
     });
     // Nothing runs while the dialog waits.

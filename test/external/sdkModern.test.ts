@@ -108,6 +108,12 @@ describe('the 2.x client, pinned to 2026-07-28', () => {
           'sdk-modern-suite (name declared by the client) wants to run a write statement (INSERT changes data) on Demo bookshop (SQLite), with the token sdk modern (readWrite).',
           'Statement, 1 line:',
           "1 | INSERT INTO genres (name) VALUES ('Conformance')",
+          // Tried in a transaction that was rolled back: the row it adds, with the id the demo's next genre gets.
+          '1 row will change (tried, then rolled back).',
+          'Changed rows (- before, + after, * a value that changes):',
+          '  | id | name',
+          '--+----+--------------',
+          '+ | 13 | "Conformance"',
           'Approve it only if you expect this change.',
         ].join('\n'),
         requestedSchema: {

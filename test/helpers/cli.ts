@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:chil
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vi } from 'vitest';
 import type { Handshake } from '../../src/core/handshake.js';
 
 /** The built command (`npm test` builds first), run exactly as a user runs it. */
@@ -55,4 +56,19 @@ export function exited(
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (child.exitCode !== null) return Promise.resolve({ code: child.exitCode, signal: null });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** What `command`, one of the command line's own functions run in the test process, writes on stdout. */
+export async function printed(command: () => Promise<void>): Promise<string> {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    await command();
+  } finally {
+    spy.mockRestore();
+  }
+  return written.join('');
 }

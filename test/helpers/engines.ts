@@ -258,6 +258,19 @@ export async function busySessions(fixture: EngineFixture): Promise<number> {
 }
 
 /**
+ * How many of Sluice's sessions hold a read open between pages (behind a `next_cursor`): inside a
+ * transaction with no statement running, as PostgreSQL sees it. Undefined where no server can show it
+ * (DuckDB runs in Sluice's process); 0 on the engines that hold no reads (SQLite, MySQL/MariaDB).
+ */
+export async function heldSessions(fixture: EngineFixture): Promise<number | undefined> {
+  if (fixture.engine === 'duckdb') return undefined;
+  if (fixture.engine !== 'postgres') return 0;
+  const probe = `SELECT count(*)::int FROM pg_stat_activity
+    WHERE application_name = 'sluice' AND datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle in transaction'`;
+  return Number((await fixture.query(probe))[0]?.[0]);
+}
+
+/**
  * How many of Sluice's sessions run `slowSql(engine, seconds)`, as the server itself sees it, asked from
  * the fixture's own session (which the probe excludes). PostgreSQL shows a read as the cursor's
  * `FETCH …`, so its backend is found by the sleep it is in; MariaDB's process list shows the text

@@ -1,10 +1,14 @@
-import { type Filter, filterOps } from '../../sql/browseSql.js';
+import type { Database, ReadOptions } from '../../db/database.js';
+import { engineModule } from '../../db/engines/registry.js';
+import type { CursorScope } from '../../runtime/heldReads.js';
+import { type BrowseRequest, browseSql, type Filter, filterOps } from '../../sql/browseSql.js';
 import { ToolError } from '../../core/errors.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { maxBytesProperty, resultSetSchema, toResultSet } from '../resultSet.js';
-import { defineTool } from '../types.js';
+import { cursorProperty, type ReadAnswer, readHeld, readOn, withCursor } from '../readOn.js';
+import { type CallContext, defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
 const VALUELESS_OPS = new Set(['is_null', 'is_not_null']);
@@ -33,7 +37,7 @@ export const browseTable = defineTool({
   name: 'browse_table',
   title: 'Browse a table',
   description:
-    'Reads rows of a table or view with structured filters, sorting and paging; no SQL needed. Values are bound as parameters.',
+    'Reads rows of a table or view with structured filters, sorting and paging; no SQL needed. Values are bound as parameters. A cut answer’s next_cursor, passed as cursor (the rest may be left out), reads on.',
   inputSchema: onConnection({
     table: tableProperty,
     schema: schemaProperty,
@@ -74,45 +78,76 @@ export const browseTable = defineTool({
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
     offset: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
     max_bytes: maxBytesProperty,
-  }, ['table']),
+    cursor: cursorProperty,
+  }),
   outputSchema: resultSetSchema,
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db } = useConnection(ctx, args.connection_id, args.database);
-    const table = await describeOrFail(db, args.schema, args.table, ctx.signal);
-    const known = new Map(table.columns.map((c) => [c.name.toLowerCase(), c.name]));
-    const column = (name: string) => {
-      const real = known.get(name.toLowerCase());
-      if (!real) throw new ToolError('invalid_argument', `"${table.name}" has no column "${name}"`);
-      return real;
-    };
-    const filters = (args.filters ?? []).map((f) => {
-      checkFilter(f);
-      return { ...f, column: column(f.column) };
-    });
-    const orderBy = (args.order_by ?? []).map((s) => ({
-      column: column(s.column),
-      direction: s.direction ?? 'asc',
-    }));
+    const { db, key } = useConnection(ctx, args.connection_id, args.database);
+    const heldFor = { principalId: ctx.principal.id, connectionKey: key, tool: 'browse_table' };
     const limit = args.limit ?? 50;
+    const options = { maxRows: limit, maxBytes: args.max_bytes ?? RESULTS.defaultBytes, timeoutMs: RESULTS.defaultTimeoutSeconds * 1_000, signal: ctx.signal };
+    // What a call reading on may repeat: the selection, as the client gave it.
+    const selection = args.table === undefined ? undefined : JSON.stringify([args.schema, args.table, args.columns, args.filters, args.order_by, args.offset]);
+    if (args.cursor !== undefined) return readOn(ctx, heldFor, args.cursor, selection, options);
+    if (args.table === undefined || selection === undefined) throw new ToolError('invalid_argument', 'table is required (or cursor, to read on from a cut answer)');
+    const request = await browseRequest(db, { ...args, table: args.table }, ctx.signal);
     const started = performance.now();
-    const result = await db
-      .browse(
-        {
-          schema: table.schema,
-          table: table.name,
-          ...(args.columns ? { columns: args.columns.map(column) } : {}),
-          filters,
-          orderBy,
-          limit: limit + 1,
-          offset: args.offset ?? 0,
-        },
-        { maxRows: limit, maxBytes: args.max_bytes ?? RESULTS.defaultBytes, timeoutMs: RESULTS.defaultTimeoutSeconds * 1_000, signal: ctx.signal, rowsAs: 'json' },
-      )
-      .catch((error: unknown) => {
-        throw fromDriverError(error);
-      });
-    return toResultSet(result, 'read', performance.now() - started);
+    const answer = await browsed(ctx, db, request, limit, { ...options, rowsAs: 'json' as const }, { heldFor, selection }).catch((error: unknown) => {
+      throw fromDriverError(error);
+    });
+    return withCursor(toResultSet(answer.result, 'read', performance.now() - started), answer.nextCursor);
   },
 });
+
+type BrowseArgs = {
+  table: string;
+  schema?: string;
+  columns?: string[];
+  filters?: Filter[];
+  order_by?: { column: string; direction?: 'asc' | 'desc' }[];
+  offset?: number;
+};
+
+/** The call's selection with every column named as the table names it (unknown ones refused). */
+async function browseRequest(db: Database, args: BrowseArgs, signal: AbortSignal): Promise<Omit<BrowseRequest, 'limit'>> {
+  const table = await describeOrFail(db, args.schema, args.table, signal);
+  const known = new Map(table.columns.map((c) => [c.name.toLowerCase(), c.name]));
+  const column = (name: string) => {
+    const real = known.get(name.toLowerCase());
+    if (!real) throw new ToolError('invalid_argument', `"${table.name}" has no column "${name}"`);
+    return real;
+  };
+  const filters = (args.filters ?? []).map((f) => {
+    checkFilter(f);
+    return { ...f, column: column(f.column) };
+  });
+  const orderBy = (args.order_by ?? []).map((s) => ({ column: column(s.column), direction: s.direction ?? 'asc' }));
+  return {
+    schema: table.schema,
+    table: table.name,
+    ...(args.columns ? { columns: args.columns.map(column) } : {}),
+    filters,
+    orderBy,
+    offset: args.offset ?? 0,
+  };
+}
+
+/**
+ * The rows of `request`, `limit` at most. Where the engine holds reads, the SELECT has no LIMIT of its
+ * own: the cut at `limit` leaves the rest open behind a cursor. Elsewhere it asks for one row more than
+ * `limit`, to know that more exist.
+ */
+function browsed(
+  ctx: CallContext,
+  db: Database,
+  request: Omit<BrowseRequest, 'limit'>,
+  limit: number,
+  options: ReadOptions,
+  held: { heldFor: CursorScope; selection: string },
+): Promise<ReadAnswer> {
+  if (!db.holdRead) return db.browse({ ...request, limit: limit + 1 }, options).then((result) => ({ result }));
+  const { sql, params } = browseSql({ ...request, limit: Number.MAX_SAFE_INTEGER }, engineModule(db.engine).dialect);
+  return readHeld(ctx, db, held.heldFor, held.selection, sql, { ...options, params });
+}

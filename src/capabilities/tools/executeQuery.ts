@@ -3,6 +3,7 @@ import { classifyStatement } from '../../sql/classify.js';
 import { ToolError } from '../../core/errors.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
+import { cursorProperty, readOn, refuseBesideCursor } from '../readOn.js';
 import { runStatement } from '../runStatement.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
 import { defineTool } from '../types.js';
@@ -12,21 +13,31 @@ export const executeQuery = defineTool({
   name: 'execute_query',
   title: 'Execute a SQL statement',
   description:
-    'Runs one SQL statement and returns its rows; a write needs the user’s consent. Bind values with params: ? on SQLite and MySQL, $1, $2… on PostgreSQL.',
+    'Runs one SQL statement and returns its rows; a write needs the user’s consent. Bind values with params: ? on SQLite and MySQL, $1, $2… on PostgreSQL. A cut answer’s next_cursor, passed as cursor (sql may be left out), reads on.',
   inputSchema: onConnection({
     sql: sqlProperty,
+    cursor: cursorProperty,
     params: paramsProperty,
     max_rows: { type: 'integer', minimum: 1, maximum: RESULTS.maxRows, default: RESULTS.defaultRows },
     max_bytes: maxBytesProperty,
     timeout_seconds: timeoutSecondsProperty,
-  }, ['sql']),
+  }),
   outputSchema: resultSetSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   scopes: [],
   async run(args, ctx) {
     ctx.progress(0, 1, 'Checking the statement');
+    const { connection, db, key } = useConnection(ctx, args.connection_id, args.database);
+    const heldFor = { principalId: ctx.principal.id, connectionKey: key, tool: 'execute_query' };
+    const maxRows = args.max_rows ?? RESULTS.defaultRows;
+    const maxBytes = args.max_bytes ?? RESULTS.defaultBytes;
+    const timeoutMs = (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000;
+    if (args.cursor !== undefined) {
+      refuseBesideCursor('params', args.params !== undefined);
+      return readOn(ctx, heldFor, args.cursor, args.sql, { maxRows, maxBytes, timeoutMs, signal: ctx.signal });
+    }
+    if (args.sql === undefined) throw new ToolError('invalid_argument', 'sql is required (or cursor, to read on from a cut answer)');
     checkSqlSize(args.sql);
-    const { connection, db } = useConnection(ctx, args.connection_id, args.database);
     const { kind, reason } = classifyStatement(args.sql, db.engine);
     if (kind === 'destructive') {
       requireScopes(ctx.principal, ['tools:read', 'tools:write']);
@@ -38,9 +49,10 @@ export const executeQuery = defineTool({
       kind,
       reason,
       params: boundValues(args.params ?? [], db.engine),
-      maxRows: args.max_rows ?? RESULTS.defaultRows,
-      maxBytes: args.max_bytes ?? RESULTS.defaultBytes,
-      timeoutMs: (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000,
+      maxRows,
+      maxBytes,
+      timeoutMs,
+      heldFor,
     });
   },
 });

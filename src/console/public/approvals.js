@@ -1,10 +1,11 @@
-// 2. Approval sheets: a client asks to pair, and the user picks its permission level, connections and
-// expiry within five minutes.
+// 2. Approval sheets: a client asks to pair, and the user picks its permission level, connections,
+// expiry and (when custom tools are defined) the tools it is limited to, within five minutes.
 
 import { post } from './api.js';
 import { createConnectionsPicker, readConnectionsPicker, syncConnectionList, wireConnectionsPicker } from './connectionsPicker.js';
 import { announce, setEmpty, setError } from './feedback.js';
 import { grantText, showGrant } from './grantedSheet.js';
+import { createToolsPicker, readToolsPicker, syncToolList } from './toolsPicker.js';
 import { mmss, timeFormat, toTime, validTime } from './format.js';
 import { reconcile } from './reconcile.js';
 import { scheduleRefresh } from './refresh.js';
@@ -121,6 +122,7 @@ function createSheetCard(sheet) {
           'div',
           { class: 'sheet-side' },
           connections,
+          createToolsPicker(id),
           expiryField,
         ),
       ),
@@ -145,6 +147,7 @@ function updateSheetCard(card, sheet) {
   $('[data-redirect]', card).replaceChildren(...visibleNodes(sheet.redirect ?? '—'));
   const picker = $('[data-connections-picker]', card);
   syncConnectionList($('[data-connection-list]', picker), sheet.connections ?? [], 'sheet-conn');
+  syncToolList($('[data-tools-picker]', card), sheet.tools ?? [], 'sheet-tool');
   const granted = $('[data-granted]', card);
   granted.hidden = !sheet.granted;
   granted.textContent = sheet.granted ? grantText(sheet.granted, sheet.connections ?? []) : '';
@@ -228,7 +231,13 @@ async function answerSheet(card, answer) {
       $('[data-connection-list] input', card)?.focus();
       return;
     }
-    body = { id: sheet.id, level, connections, expiresInDays: parseExpiry($('[data-expiry]', card).value) };
+    const tools = readToolsPicker($('[data-tools-picker]', card));
+    if (tools === null) {
+      setError(error, 'Choose at least one tool, or tick “Every tool its level allows”.');
+      $('[data-tool-list] input', card)?.focus();
+      return;
+    }
+    body = { id: sheet.id, level, connections, expiresInDays: parseExpiry($('[data-expiry]', card).value), ...(tools ? { tools } : {}) };
   }
   card._busy = true;
   tickSheet(card);

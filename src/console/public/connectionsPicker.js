@@ -1,6 +1,7 @@
 // The connections picker of the approval sheets and the create-token form: "All connections", or a
 // checklist of them.
 
+import { allOrSomeFieldset, wireAllOrSome } from './allOrSome.js';
 import { reconcile } from './reconcile.js';
 import { $, $$, h, uid } from './shared/dom.js';
 import { visibleNodes } from './shared/visible.js';
@@ -36,12 +37,7 @@ export function syncConnectionList(list, connections, idPrefix) {
 
 /** Wires the "All connections" box to reveal the per-connection list. */
 export function wireConnectionsPicker(picker) {
-  const all = $('[data-all-connections]', picker);
-  const list = $('[data-connection-list]', picker);
-  all.addEventListener('change', () => {
-    list.hidden = all.checked;
-    if (!all.checked) $('input', list)?.focus();
-  });
+  wireAllOrSome(picker, { all: '[data-all-connections]', list: '[data-connection-list]' });
 }
 
 /** `"all"`, the ticked ids, or null when nothing at all is chosen. */
@@ -52,17 +48,9 @@ export function readConnectionsPicker(picker) {
 }
 
 export function createConnectionsPicker(idPrefix) {
-  const allId = uid(`${idPrefix}-all`);
-  return h(
-    'fieldset',
-    { class: 'connections-picker', 'data-connections-picker': '' },
-    h('legend', {}, 'Connections'),
-    h(
-      'div',
-      { class: 'check' },
-      h('input', { type: 'checkbox', id: allId, checked: true, 'data-all-connections': '' }),
-      h('label', { for: allId }, 'All connections'),
-    ),
-    h('div', { class: 'check-list', 'data-connection-list': '', hidden: true }),
-  );
+  return allOrSomeFieldset(idPrefix, {
+    legend: 'Connections',
+    allLabel: 'All connections',
+    attrs: { picker: 'data-connections-picker', all: 'data-all-connections', list: 'data-connection-list' },
+  });
 }

@@ -8,6 +8,7 @@ import { loadActivity, syncTokenFilter, wireActivityFilters } from './activity.j
 import { renderSheets, tickAllSheets } from './approvals.js';
 import { renderClients } from './clients.js';
 import { renderConnections, wireConnectionForm } from './connections.js';
+import { renderCustomTools, wireCustomToolForm } from './customTools.js';
 import { connectEvents } from './eventStream.js';
 import { renderLockouts, wireLockouts } from './lockouts.js';
 import { renderServer, wireServerSwitch } from './serverSwitch.js';
@@ -25,6 +26,7 @@ function render() {
   renderDialogs();
   renderTokens();
   renderConnections();
+  renderCustomTools();
   renderClients();
   renderLockouts();
   syncTokenFilter();
@@ -35,6 +37,7 @@ function start() {
   if (currentSession() === null) return sessionRefused(null);
   wireServerSwitch();
   wireTokenForm();
+  wireCustomToolForm();
   wireConnectionForm();
   wireActivityFilters();
   wireLockouts();

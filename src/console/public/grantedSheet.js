@@ -3,6 +3,7 @@
 
 import { visibleText } from './core/visibleText.js';
 import { $, $$ } from './shared/dom.js';
+import { showToolsGrant } from './toolsPicker.js';
 import { expiryLabel, expiryValue, labelOf, LEVEL_LABELS } from './words.js';
 
 function connectionsText(granted, known) {
@@ -11,13 +12,14 @@ function connectionsText(granted, known) {
   return visibleText(names.join(', ')) || 'no connection';
 }
 
-/** "Granted: Read only, on Demo bookshop, expires after 7 days." */
+/** "Granted: Read only, on Demo bookshop, only the tools order_status, expires after 7 days." */
 export function grantText(granted, known) {
   const expiry = granted.expiresInDays === null ? 'never expires' : `expires after ${expiryLabel(granted.expiresInDays)}`;
-  return `Granted: ${labelOf(LEVEL_LABELS, granted.level)}, on ${connectionsText(granted, known)}, ${expiry}.`;
+  const tools = granted.tools ? `, only the tools ${visibleText(granted.tools.join(', '))}` : '';
+  return `Granted: ${labelOf(LEVEL_LABELS, granted.level)}, on ${connectionsText(granted, known)}${tools}, ${expiry}.`;
 }
 
-/** Sets the card's level, connections and expiry to what was granted. */
+/** Sets the card's level, connections, tools and expiry to what was granted. */
 export function showGrant(card, granted) {
   for (const radio of $$('input[data-level]', card)) radio.checked = radio.value === granted.level;
   const picker = $('[data-connections-picker]', card);
@@ -25,5 +27,6 @@ export function showGrant(card, granted) {
   $('[data-all-connections]', picker).checked = all;
   $('[data-connection-list]', picker).hidden = all;
   for (const box of $$('[data-connection-list] input', picker)) box.checked = !all && granted.connections.includes(box.value);
+  showToolsGrant($('[data-tools-picker]', card), granted.tools);
   $('[data-expiry]', card).value = expiryValue(granted.expiresInDays);
 }

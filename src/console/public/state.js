@@ -40,6 +40,11 @@ function normalise(s) {
     connections: Array.isArray(s.connections) ? s.connections : [],
     clients: Array.isArray(s.clients) ? s.clients : [],
     lockouts: Array.isArray(s.lockouts) ? s.lockouts : [],
+    customTools: {
+      file: s.customTools?.file ?? '',
+      names: Array.isArray(s.customTools?.names) ? s.customTools.names : [],
+      refusals: Array.isArray(s.customTools?.refusals) ? s.customTools.refusals : [],
+    },
   };
 }
 

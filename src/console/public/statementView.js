@@ -2,7 +2,7 @@
 // visible (an escape such as ⟨U+202E⟩, marked), so nothing can push or hide part of what will run.
 
 import { ENGINE_NAMES } from './core/engineNames.js';
-import { placeholderOf, valueType } from './core/statementText.js';
+import { changedCells, placeholderOf, valueType } from './core/statementText.js';
 import { visibleLines } from './core/visibleText.js';
 import { h } from './shared/dom.js';
 import { pieceNodes, visibleNodes } from './shared/visible.js';
@@ -59,6 +59,40 @@ export function rowsTable(preview) {
       h('tbody', {}, preview.shown.map((row, i) => h('tr', { 'data-row': i + 1 }, row.map((value) => h('td', {}, valueNodes(value)))))),
     ),
     ...(more > 0 ? [h('p', { class: 'muted', 'data-rows-more': more }, `and ${more} more ${more === 1 ? 'row' : 'rows'}`)] : []),
+  ];
+}
+
+/**
+ * A tried write's changed rows: each row's line before and after, one above the other, every value
+ * made visible as a bound value is; the changed cells of the line after marked (`data-changed`, and
+ * said in words for a screen reader), and `and N more rows` past those shown.
+ */
+export function changesTable(effect) {
+  const side = (change, which) => {
+    const changed = changedCells(change);
+    const values = change[which];
+    return h(
+      'tr',
+      { 'data-change': which },
+      h('th', { scope: 'row', class: 'muted' }, which),
+      values.map((value, i) =>
+        which === 'after' && change.before && changed[i]
+          ? h('td', { class: 'cell-changed', 'data-changed': '' }, valueNodes(value), h('span', { class: 'visually-hidden' }, ' (changes)'))
+          : h('td', {}, valueNodes(value)),
+      ),
+    );
+  };
+  const more = effect.rows - effect.changes.length;
+  return [
+    h(
+      'table',
+      { class: 'params changes', 'data-changes': '' },
+      h('thead', {}, h('tr', {}, h('td', {}), effect.columns.map((name) => h('th', { scope: 'col' }, visibleNodes(name))))),
+      effect.changes.map((change, i) =>
+        h('tbody', { 'data-row': i + 1 }, change.before ? side(change, 'before') : [], change.after ? side(change, 'after') : []),
+      ),
+    ),
+    ...(more > 0 ? [h('p', { class: 'muted', 'data-changes-more': more }, `and ${more} more ${more === 1 ? 'row' : 'rows'}`)] : []),
   ];
 }
 

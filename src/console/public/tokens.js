@@ -14,6 +14,7 @@ import { visibleNodes } from './shared/visible.js';
 import { visibleText } from './core/visibleText.js';
 import { state } from './state.js';
 import { showSecret, wireTokenSecret } from './tokenSecret.js';
+import { createToolsPicker, readToolsPicker, syncToolList } from './toolsPicker.js';
 import { labelOf, LEVEL_LABELS, parseExpiry } from './words.js';
 
 function tokenStatus(token) {
@@ -24,6 +25,7 @@ function tokenStatus(token) {
 
 export function renderTokens() {
   syncConnectionList($('#token-form [data-connection-list]'), state.connections, 'token-conn');
+  syncToolList($('#token-form [data-tools-picker]'), state.customTools.names, 'token-tool');
   const list = $('[data-list="tokens"]');
   reconcile(
     list,
@@ -41,6 +43,12 @@ export function renderTokens() {
   setEmpty('tokens', state.tokens.length === 0);
 }
 
+/** The token's level and, for a grant of custom tools, those tools (it reaches nothing else: no resources or prompts). */
+function levelCell(token) {
+  const tools = Array.isArray(token.tools) ? h('span', { class: 'cell-sub', 'data-cell': 'tools' }, 'Only ', ...visibleNodes(token.tools.join(', '))) : null;
+  return h('td', { class: 'cell-wrap', 'data-cell': 'level' }, h('span', { class: 'cell-title' }, labelOf(LEVEL_LABELS, token.level)), tools);
+}
+
 function fillTokenRow(row, token, status) {
   const hadFocus = row.contains(document.activeElement);
   const nameId = row._nameId ?? (row._nameId = uid('token-name'));
@@ -56,7 +64,7 @@ function fillTokenRow(row, token, status) {
       h('span', { class: 'cell-title', id: nameId, 'data-cell': 'name' }, visibleNodes(token.name ?? token.id)),
       h('code', { class: 'prefix', 'data-cell': 'prefix', title: 'The token’s first characters' }, `${token.prefix ?? ''}…`),
     ),
-    h('td', { 'data-cell': 'level' }, labelOf(LEVEL_LABELS, token.level)),
+    levelCell(token),
     h('td', { class: 'cell-wrap', 'data-cell': 'connections' }, visibleNodes(allowlist)),
     h('td', { class: 'cell-wrap', 'data-cell': 'client' }, token.clientName ? visibleNodes(token.clientName) : h('span', { class: 'muted' }, '—')),
     h(
@@ -119,6 +127,7 @@ async function revokeToken(token) {
 export function wireTokenForm() {
   const form = $('#token-form');
   wireConnectionsPicker($('[data-connections-picker]', form));
+  $('[data-error="token-create"]', form).before(createToolsPicker('token'));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     setError('token-create', '');
@@ -133,11 +142,17 @@ export function wireTokenForm() {
       setError('token-create', 'Choose at least one connection, or tick “All connections”.');
       return;
     }
+    const tools = readToolsPicker($('[data-tools-picker]', form));
+    if (tools === null) {
+      setError('token-create', 'Choose at least one tool, or tick “Every tool its level allows”.');
+      return;
+    }
     const body = {
       name,
       level: form.elements.level.value,
       connections,
       expiresInDays: parseExpiry(form.elements.expiresInDays.value),
+      ...(tools ? { tools } : {}),
     };
     const submit = $('button[type="submit"]', form);
     submit.disabled = true;

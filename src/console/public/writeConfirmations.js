@@ -10,7 +10,7 @@ import { appNow } from './shared/clock.js';
 import { $, $$, h, uid } from './shared/dom.js';
 import { state } from './state.js';
 import { visibleNodes } from './shared/visible.js';
-import { destinationNodes, engineName, paramsTable, rowsTable, statementLines } from './statementView.js';
+import { changesTable, destinationNodes, engineName, paramsTable, rowsTable, statementLines } from './statementView.js';
 import { LEVEL_LABELS, labelOf } from './words.js';
 
 export function renderDialogs() {
@@ -46,6 +46,7 @@ function createDialogCard(dialog) {
     h('p', { class: 'statement-note', 'data-escapes-note': '', hidden: true }),
     h('pre', { class: 'statement', tabindex: '0', role: 'region', 'aria-labelledby': `${id}-statement`, 'data-statement': '' }),
     h('div', { 'data-rows-box': '', hidden: true }, h('p', { class: 'statement-label', 'data-rows-label': '' }), h('div', { 'data-rows-table': '' })),
+    h('div', { 'data-changes-box': '', hidden: true }, h('p', { class: 'statement-label' }, 'Rows that will change, before and after'), h('div', { 'data-changes-table': '' })),
     h('p', { class: 'statement-label' }, 'Bound values'),
     h('div', { 'data-params-box': '' }),
     h('div', { class: 'error', role: 'alert', 'data-error': '' }),
@@ -87,6 +88,9 @@ function drawStatement(card, dialog) {
   const destination = $('[data-destination]', card);
   destination.replaceChildren(...(dialog.destination ? destinationNodes(dialog.destination) : []));
   destination.previousElementSibling.hidden = destination.hidden = !dialog.destination;
+  const changesBox = $('[data-changes-box]', card);
+  changesBox.hidden = !dialog.effect?.changes?.length;
+  if (!changesBox.hidden) $('[data-changes-table]', card).replaceChildren(...changesTable(dialog.effect));
   const rowsBox = $('[data-rows-box]', card);
   rowsBox.hidden = !dialog.rows;
   if (dialog.rows) {

@@ -35,14 +35,58 @@ export function valueText(value) {
 }
 
 /**
- * The preview of an UPDATE's or DELETE's effect in words: `about 3 rows (estimate: counted)`, or
- * `no estimate (why)`.
- * @param {{ rows: number, basis: string } | { rows: null, reason: string }} effect
+ * What a write would change, in words: `3 rows will change (tried, then rolled back)` when it was tried;
+ * else the estimate, `about 3 rows (estimate: counted)` or `no estimate (why)`, and why it was not
+ * tried (`; not tried: why`).
+ * @param {{ rows: number, basis: 'exact' } | ({ rows: number, basis: string } | { rows: null, reason: string }) & { notExact?: string }} effect
  * @returns {string}
  */
 export function effectText(effect) {
-  if (effect.rows === null) return `no estimate (${visibleText(/** @type {{ reason: string }} */ (effect).reason)})`;
-  return `about ${effect.rows} ${effect.rows === 1 ? 'row' : 'rows'} (estimate: ${/** @type {{ basis: string }} */ (effect).basis})`;
+  const rows = (/** @type {number} */ n) => `${n} ${n === 1 ? 'row' : 'rows'}`;
+  if ('basis' in effect && effect.basis === 'exact') return `${rows(effect.rows)} will change (tried, then rolled back)`;
+  const estimate =
+    effect.rows === null
+      ? `no estimate (${visibleText(/** @type {{ reason: string }} */ (effect).reason)})`
+      : `about ${rows(effect.rows)} (estimate: ${/** @type {{ basis: string }} */ (effect).basis})`;
+  const notExact = /** @type {{ notExact?: string }} */ (effect).notExact;
+  return notExact === undefined ? estimate : `${estimate}; not tried: ${visibleText(notExact)}`;
+}
+
+/**
+ * The cells of a row after a write that differ from the row before it (all of them for a row it adds or
+ * deletes), by position: the ones a dialog marks.
+ * @param {{ before: unknown[] | null, after: unknown[] | null }} change
+ * @returns {boolean[]}
+ */
+export function changedCells(change) {
+  const { before, after } = change;
+  const width = (before ?? after ?? []).length;
+  return Array.from({ length: width }, (_, i) => !before || !after || JSON.stringify(before[i]) !== JSON.stringify(after[i]));
+}
+
+/** What the marks of `changesTableLines` mean. */
+export const CHANGES_LEGEND = 'Changed rows (- before, + after, * a value that changes)';
+
+/**
+ * A tried write's changed rows as a text table: a header of column names, then for each row its line
+ * before (`-`) and after (`+`), cells as `valueText` writes them, each changed cell of the line after
+ * marked with a `*`; `and N more rows` when not all are shown.
+ * @param {{ rows: number, columns: string[], changes: { before: unknown[] | null, after: unknown[] | null }[] }} effect
+ * @returns {string[]}
+ */
+export function changesTableLines(effect) {
+  const header = ['', ...effect.columns.map((name) => visibleText(name))];
+  const lines = effect.changes.flatMap((change) => {
+    const changed = changedCells(change);
+    return [
+      ...(change.before ? [['-', ...change.before.map(valueText)]] : []),
+      ...(change.after ? [['+', ...change.after.map((value, i) => `${valueText(value)}${change.before && changed[i] ? '*' : ''}`)]] : []),
+    ];
+  });
+  const widths = header.map((name, i) => Math.max([...name].length, ...lines.map((row) => [...(row[i] ?? '')].length)));
+  const line = (/** @type {string[]} */ row) => row.map((cell, i) => cell + ' '.repeat((widths[i] ?? 0) - [...cell].length)).join(' | ').trimEnd();
+  const more = effect.rows - effect.changes.length;
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('-+-'), ...lines.map(line), ...(more > 0 ? [`and ${more} more ${more === 1 ? 'row' : 'rows'}`] : [])];
 }
 
 /**

@@ -19,6 +19,8 @@ export class ConnectionCatalog {
   readonly changes = new ChangeFeed();
   /** Each token's share of each connection's sessions. */
   readonly shares = new SessionShares();
+  /** Told, and awaited, before a connection's drivers are retired: what holds their sessions gives them back. */
+  readonly #beforeRetire: ((id: string) => Promise<void>)[] = [];
 
   readonly #clock: AppClock;
   readonly #ssh: SshPlaces | undefined;
@@ -34,6 +36,11 @@ export class ConnectionCatalog {
     this.#ssh = ssh;
     this.#sqlite = sqlite ?? new SqliteProcessPool(sqlitePoolSettings(), clock);
     this.#connections = new Map(connections.map((c) => [c.id, c]));
+  }
+
+  /** `listener` runs before the drivers of a removed or moved connection are retired, and is awaited. */
+  beforeRetire(listener: (id: string) => Promise<void>): void {
+    this.#beforeRetire.push(listener);
   }
 
   all(): SavedConnection[] {
@@ -63,6 +70,7 @@ export class ConnectionCatalog {
     const moved = whereItPoints(current) !== whereItPoints(connection);
     const drivers = moved ? this.#driversOf(connection.id) : [];
     this.changes.emit({ type: 'connections' });
+    if (moved) await this.#retiring(connection.id);
     await Promise.all(drivers.map((open) => open.retire(`connection "${connection.id}" was changed to point elsewhere while the statement ran`)));
   }
 
@@ -71,6 +79,7 @@ export class ConnectionCatalog {
     if (!this.#connections.delete(id)) throw new Error(`no connection with id "${id}"`);
     const drivers = this.#driversOf(id);
     this.changes.emit({ type: 'connections' });
+    await this.#retiring(id);
     await Promise.all(drivers.map((open) => open.retire(`connection "${id}" was removed while the statement ran`)));
   }
 
@@ -113,6 +122,10 @@ export class ConnectionCatalog {
     const open = this.#open.get(oldest);
     this.#open.delete(oldest);
     void open?.release().catch(() => {});
+  }
+
+  async #retiring(id: string): Promise<void> {
+    await Promise.all(this.#beforeRetire.map((listener) => listener(id)));
   }
 
   /** The drivers of a connection: its own and those of other databases on its server. */

@@ -1,4 +1,4 @@
-import type { Database } from '../database.js';
+import type { Database, HeldRead, HeldResult } from '../database.js';
 import { runAs } from './sessionOwner.js';
 
 /** The methods of a Database that take a session of its pool while they run. */
@@ -6,7 +6,9 @@ const SESSION_METHODS = new Set<string | symbol>([
   'check',
   'read',
   'readPages',
+  'holdRead',
   'write',
+  'rehearse',
   'browse',
   'explain',
   'schemaVersion',
@@ -19,7 +21,11 @@ const SESSION_METHODS = new Set<string | symbol>([
   'countRowsWithin',
 ]);
 
-type Share = { running: number; waiting: (() => void)[] };
+/** A held read's slot: how to close it when the token's newer statement needs the slot. */
+type HeldSlot = { evict(): void };
+
+/** `evicting`: held reads closed to free their slots for waiting statements, not yet given back. */
+type Share = { running: number; waiting: (() => void)[]; held: HeldSlot[]; evicting: number };
 
 /**
  * Each token's share of one connection's sessions (decisions.md): at most half the pool at once, at
@@ -27,6 +33,11 @@ type Share = { running: number; waiting: (() => void)[] };
  * for the token's own earlier statements, not for anyone else's; how many can wait is bounded by the
  * per-caller concurrency (8, then `-33010`). Waiting, not refusing: an assistant that runs three
  * tool calls at once on one SQLite file should not see two of them fail.
+ *
+ * A held read (`holdRead`'s rest, behind a `next_cursor`) keeps its slot until it is closed. A
+ * statement of the same token that finds every slot of its share taken while one of them is held
+ * closes the least recently opened held read and takes its slot: a token's cursors never make its own
+ * next statement wait for them to expire.
  */
 export class SessionShares {
   readonly #shares = new Map<string, Share>();
@@ -48,10 +59,16 @@ export class SessionShares {
         return (...args: unknown[]) =>
           runAs(principalId, async () => {
             const release = await this.#take(key, limit);
+            let kept = false;
             try {
-              return await method.apply(target, args);
+              const result = await method.apply(target, args);
+              if (property === 'holdRead' && (result as HeldResult).rest) {
+                kept = true;
+                return { ...(result as HeldResult), rest: this.#hold(key, (result as HeldResult).rest as HeldRead, release) };
+              }
+              return result;
             } finally {
-              release();
+              if (!kept) release();
             }
           });
       },
@@ -63,15 +80,45 @@ export class SessionShares {
     return this.#shares.get(`${connectionId}\n${principalId}`)?.running ?? 0;
   }
 
+  /** `rest` holding its slot of the share `key` until it is closed, by its reader or to free the slot. */
+  #hold(key: string, rest: HeldRead, release: () => void): HeldRead {
+    const share = this.#shares.get(key) as Share;
+    let closedBecause: string | undefined;
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= rest.close().finally(() => {
+        share.held = share.held.filter((held) => held !== slot);
+        release();
+      });
+      return closing;
+    };
+    const slot: HeldSlot = {
+      evict: () => {
+        closedBecause ??= 'it was closed to free a session for a newer statement of the same token';
+        share.evicting += 1;
+        void close()
+          .catch(() => {})
+          .finally(() => (share.evicting -= 1));
+      },
+    };
+    share.held.push(slot);
+    // Statements of the token may be waiting already, with every slot now held.
+    makeRoom(share);
+    return { next: (options) => rest.next(options), close, closedBecause: () => closedBecause };
+  }
+
   async #take(key: string, limit: number): Promise<() => void> {
     let share = this.#shares.get(key);
     if (!share) {
-      share = { running: 0, waiting: [] };
+      share = { running: 0, waiting: [], held: [], evicting: 0 };
       this.#shares.set(key, share);
     }
     const mine = share;
-    if (mine.running >= limit) await new Promise<void>((resolve) => mine.waiting.push(resolve));
-    else mine.running += 1;
+    if (mine.running >= limit) {
+      const slot = new Promise<void>((resolve) => mine.waiting.push(resolve));
+      makeRoom(mine);
+      await slot;
+    } else mine.running += 1;
     let released = false;
     return () => {
       if (released) return;
@@ -82,4 +129,12 @@ export class SessionShares {
       else if (--mine.running === 0) this.#shares.delete(key);
     };
   }
+}
+
+/**
+ * Closes the token's oldest held reads, one for each waiting statement no read being closed already
+ * frees a slot for: the slot of a closed read passes to the next waiting statement.
+ */
+function makeRoom(share: Share): void {
+  while (share.waiting.length > share.evicting && share.held.length > 0) (share.held.shift() as HeldSlot).evict();
 }

@@ -44,8 +44,18 @@ export type QueryPerformance = {
   workloadIndexAdvice?(db: Database, options: IndexAdviceOptions): Promise<IndexAdvice>;
 };
 
+/**
+ * What about a table lets a write tried on it in a rolled-back transaction escape the transaction or
+ * reach other tables: triggers (PostgreSQL's rules too), other tables' foreign keys that cascade from it
+ * (an UPDATE or DELETE), a sequence or auto-increment counter an INSERT advances, and a table that is no
+ * plain table of a transactional engine (`notPlain`: what it is).
+ */
+export type TableEscapes = { triggers: boolean; cascades: boolean; sequence: boolean; notPlain?: string };
+
 /** How the confirmation dialog of an UPDATE or DELETE previews the rows it touches. */
 export type EffectEstimates = {
+  /** What could make a write to the table escape the transaction it is tried in (capabilities/exactEffect.ts). */
+  tableEscapes(db: Database, table: { schema: string; name: string }, signal: AbortSignal): Promise<TableEscapes>;
   /** The table and condition of an UPDATE or DELETE, as a SELECT can reuse them. */
   rowSelection(sql: string, params: unknown[]): Promise<RowSelection | NotSelectable>;
   /** The planner's estimate of the rows `select` returns; absent when the engine keeps none. */
@@ -76,6 +86,16 @@ export type EngineModule = {
   fileDatabaseName?(connection: SavedConnection): string;
   /** Connections of this engine share one pool (SQLite's query processes): a token's share is of the pool. */
   sharedPool?: true;
+  /**
+   * Checks a statement with the engine's own parser, without a server (PostgreSQL's, in WebAssembly):
+   * a `DriverFailure` (`invalid_argument`, the parser's message) when it does not parse.
+   */
+  parse?(sql: string): Promise<unknown>;
+  /**
+   * Its driver has `Database.holdRead`: a cut read stays open on its snapshot behind a `next_cursor`.
+   * Without it a cut answer has no next page (the capabilities ask the driver; tests ask this).
+   */
+  holdsReads?: true;
   /** Booleans are bound as 1 and 0 (SQLite has no boolean type). */
   bindsBooleansAsNumbers?: true;
   /** Why an absent capability is absent, where the generic message would not say enough. */

@@ -1,9 +1,10 @@
 import { controlCharacterIn } from '../../core/controlCharacters.js';
 import type { ServerAddress } from '../connections/connectionUrl.js';
-import type { PagedRead, PageReader, ResultSet } from '../database.js';
+import type { HeldResult, PagedRead, PageReader, ResultSet } from '../database.js';
 import { DriverFailure } from '../driverFailure.js';
 import type { ServerSessions, StatementOptions } from '../serverDatabase.js';
 import type { SshTunnel } from './sshTunnel.js';
+import type { RehearsalPlan, Rehearsed } from '../rehearsal.js';
 
 /**
  * A server's sessions through its SSH tunnel: each statement first has the tunnel open (or says why it
@@ -41,8 +42,19 @@ class TunneledSessions implements ServerSessions {
     return this.#through(() => this.#sessions.readPages(sql, options, onPage));
   }
 
+  /** The held read's later pages go over the same tunnel; a tunnel that drops fails them as a lost session. */
+  holdRead(sql: string, options: StatementOptions): Promise<HeldResult> {
+    const { holdRead } = this.#sessions;
+    if (!holdRead) return this.#through(async () => ({ result: await this.#sessions.read(sql, options) }));
+    return this.#through(() => holdRead.call(this.#sessions, sql, options));
+  }
+
   write(sql: string, options: StatementOptions): Promise<ResultSet> {
     return this.#through(() => this.#sessions.write(sql, options));
+  }
+
+  rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    return this.#through(() => this.#sessions.rehearse(plan, signal));
   }
 
   async close(): Promise<void> {

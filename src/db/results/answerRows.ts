@@ -1,6 +1,6 @@
 import { RESULTS } from '../../core/contract.js';
 import { nextTurn } from '../../core/nextTurn.js';
-import { JsonRows, type ResultSet } from '../database.js';
+import { JsonRows, type ResultSet, type Rows } from '../database.js';
 import { rowText } from './valueText.js';
 
 /** Rows serialised in the first batch; later batches take as many as make about `RESULTS.answerBatchChars`. */
@@ -10,10 +10,12 @@ const FIRST_BATCH_ROWS = 16;
  * A server driver's result with its rows serialised for an answer (`rowsAs: 'json'`), as the SQLite
  * query process hands them over: JsonRows, the rows' JSON text and the JSON-escaped lines of the
  * result's text (see JsonRows). Serialised a batch of about `RESULTS.answerBatchChars` of JSON at a
- * time, a turn apart, so that a 16 MiB answer never holds the event loop in one pass.
+ * time, a turn apart, so that a 16 MiB answer never holds the event loop in one pass. Rows serialised
+ * already are left as they are.
  */
-export async function answerRows(result: ResultSet): Promise<ResultSet<JsonRows>> {
+export async function answerRows(result: ResultSet<Rows>): Promise<ResultSet<JsonRows>> {
   const rows = result.rows;
+  if (rows instanceof JsonRows) return { ...result, rows };
   let json = '';
   let lines = '';
   let batch = FIRST_BATCH_ROWS;

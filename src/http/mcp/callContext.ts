@@ -39,6 +39,7 @@ export function callContext(
     principal,
     catalog: deps.catalog,
     history: deps.history,
+    heldReads: deps.heldReads,
     clientCapabilities: era.clientCapabilities,
     get signal() {
       return signal();

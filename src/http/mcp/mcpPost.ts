@@ -21,6 +21,7 @@ import { REQUESTS, TRANSPORT } from '../../core/contract.js';
 import type { ConsentDialogs } from '../../runtime/consentDialogs.js';
 import type { InflightRequests } from '../../runtime/inflightRequests.js';
 import type { LegacySessions } from '../../runtime/legacySessions.js';
+import type { HeldReads } from '../../runtime/heldReads.js';
 import type { Subscriptions } from '../../runtime/subscriptions.js';
 import type { AppClock } from '../../core/clock.js';
 import type { RequestStateSigner } from '../../auth/requestState.js';
@@ -56,6 +57,8 @@ export type McpEndpointDeps = {
   signer: RequestStateSigner;
   dialogs: ConsentDialogs;
   subscriptions: Subscriptions;
+  /** Reads held open behind `next_cursor`s. */
+  heldReads: HeldReads;
   sessions: LegacySessions;
   clock: AppClock;
 };

@@ -47,6 +47,13 @@ describe('sluice tokens create', () => {
     expect(Date.parse(record!.expiresAt!) - Date.parse(record!.createdAt)).toBe(30 * 86_400_000);
   });
 
+  it('takes --tools: only those custom tools; a list that is not tool names is a usage error', async () => {
+    await run('create', '--name', 'narrow', '--tools', 'order_status,refund.preview');
+    expect(stored()[0]).toMatchObject({ tools: ['order_status', 'refund.preview'] });
+    await expect(run('create', '--name', 'x', '--tools', 'a,,b')).rejects.toThrow(new UsageError('--tools must be custom tool names separated by commas, not "a,,b"'));
+    await expect(run('create', '--name', 'x', '--tools', 'a b')).rejects.toBeInstanceOf(UsageError);
+  });
+
   it('creates a missing support directory, private to the user', async () => {
     const nested = join(dir, 'support');
     await tokens(['create', '--name', 'x', '--data-dir', nested]);
@@ -76,6 +83,7 @@ describe('sluice tokens list', () => {
       'PREFIX',
       'LEVEL',
       'CONNECTIONS',
+      'TOOLS',
       'CREATED',
       'LAST USED',
       'EXPIRES',
@@ -84,7 +92,8 @@ describe('sluice tokens list', () => {
     const [record] = stored();
     const cells = row!.split(/\s{2,}/);
     expect(cells.slice(0, 5)).toEqual([record!.id, 'laptop', record!.prefix, 'readOnly', 'main,logs']);
-    expect(cells.slice(6)).toEqual(['-', 'never', '-']);
+    expect(cells.slice(5, 6)).toEqual(['all']);
+    expect(cells.slice(7)).toEqual(['-', 'never', '-']);
   });
 
   it('prints only the header when there are no tokens, without creating the file', async () => {

@@ -26,7 +26,7 @@ describe('the one list of machines (src/runtime/machines.ts)', () => {
     const ids = runtimeMachines.map((machine) => machine.id);
     expect(ids[0]).toBe('supervisor');
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids.sort()).toEqual(['consent', 'inflightRequest', 'legacySession', 'pairingCode', 'pairingRequest', 'subscription', 'supervisor']);
+    expect(ids.sort()).toEqual(['consent', 'heldRead', 'inflightRequest', 'legacySession', 'pairingCode', 'pairingRequest', 'subscription', 'supervisor']);
   });
 
   it('provides every delay and guard the bare statecharts leave to Sluice', () => {

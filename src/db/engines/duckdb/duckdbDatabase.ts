@@ -1,5 +1,5 @@
 import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
-import type { RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
+import type { HeldResult, ReadOptions, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { ServerDatabase } from '../../serverDatabase.js';
 import type { DuckdbTarget } from './duckdbInstances.js';
 import type { AppClock } from '../../../core/clock.js';
@@ -33,6 +33,11 @@ export class DuckdbDatabase extends ServerDatabase {
 
   defaultSchema(): string {
     return 'main';
+  }
+
+  /** A cut read keeps its connection, read-only transaction and streaming result open (duckdbSessions.ts). */
+  holdRead(sql: string, options: ReadOptions): Promise<HeldResult> {
+    return this.holdOn(sql, options);
   }
 
   async listDatabases(signal: AbortSignal): Promise<string[]> {

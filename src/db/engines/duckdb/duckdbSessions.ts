@@ -5,11 +5,13 @@ import {
   type DuckDBResult,
   DuckDBTypeId,
   type DuckDBValueConverter,
+  type DuckDBVector,
   type Json,
   JsonDuckDBValueConverter,
   ResultReturnType,
 } from '@duckdb/node-api';
-import type { Column, PagedRead, PageReader, ResultSet } from '../../database.js';
+import type { Column, HeldPage, HeldResult, PagedRead, PageReader, ResultSet } from '../../database.js';
+import { HeldPages } from '../../results/heldPages.js';
 import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { duckdbFailureKind } from '../../failureKinds.js';
 import { blobHex, RowBudget } from '../../results/resultBudget.js';
@@ -19,8 +21,9 @@ import type { ServerSessions, StatementOptions } from '../../serverDatabase.js';
 import { cancellable, toWireValue } from '../../results/serverValues.js';
 import type { AppClock } from '../../../core/clock.js';
 import { splitStatements, tokenize, UnreadableSql } from '../../../sql/tokens.js';
-import { EXPORTS } from '../../../core/contract.js';
+import { EXPORTS, RESULTS } from '../../../core/contract.js';
 import { nextTurn } from '../../../core/nextTurn.js';
+import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import { type DuckdbTarget, type HeldInstance, holdInstance } from './duckdbInstances.js';
 
 /**
@@ -38,8 +41,8 @@ const jsonValues =
 type Stop = { reason: 'timedOut' | 'cancelled' | 'closed' | undefined };
 /** Runs one step of a statement, failing if the statement was stopped meanwhile. */
 type Step = <T>(work: () => Promise<T>) => Promise<T>;
-/** What a statement does with its result. */
-type Reading<T> = (result: DuckDBResult, step: Step) => Promise<T>;
+/** What a statement does with its result (on `connection`). */
+type Reading<T> = (result: DuckDBResult, step: Step, connection: DuckDBConnection) => Promise<T>;
 
 /**
  * One DuckDB database (a file, or `:memory:`) in this process. Every statement gets a connection of
@@ -53,6 +56,8 @@ export class DuckdbSessions implements ServerSessions {
   readonly #clock: AppClock;
   /** How to stop each running statement, and when it has ended: closing stops them all first. */
   readonly #running = new Map<() => void, Promise<unknown>>();
+  /** Reads held open between pages (`holdRead`), each on its connection. */
+  readonly #heldReads = new Set<HeldDuckdbRead>();
 
   private constructor(held: HeldInstance, clock: AppClock) {
     this.#held = held;
@@ -87,6 +92,34 @@ export class DuckdbSessions implements ServerSessions {
     return this.#statement('BEGIN TRANSACTION READ ONLY', 'ROLLBACK', sql, options, (result, step) => collect(result, options, step));
   }
 
+  /**
+   * `read`, held open when rows were left out: the read-only transaction (one snapshot), its connection
+   * and its streaming result stay open, and each page reads on from the row the last one stopped at.
+   */
+  async holdRead(sql: string, options: StatementOptions): Promise<HeldResult> {
+    let rest: HeldDuckdbRead | undefined;
+    const result = await this.#statement(
+      'BEGIN TRANSACTION READ ONLY',
+      'ROLLBACK',
+      sql,
+      options,
+      async (streamed, step, connection) => {
+        const source = new ChunkRows(streamed);
+        const page = await readPage(source, options, step);
+        if (page.more) {
+          rest = new HeldDuckdbRead(connection, source, options.rowsAs, {
+            guard: (pageOptions, work) => this.#guard(connection, { reason: undefined }, pageOptions, work),
+            closed: () => this.#heldReads.delete(rest as HeldDuckdbRead),
+          });
+          this.#heldReads.add(rest);
+        } else source.release();
+        return page.result;
+      },
+      () => rest !== undefined,
+    );
+    return rest ? { result, rest } : { result };
+  }
+
   /** One read as `read`, its rows handed on a page at a time; the next chunk is fetched once a full page is done. */
   readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead> {
     return this.#statement('BEGIN TRANSACTION READ ONLY', 'ROLLBACK', sql, options, (result, step) => handPages(result, options, step, onPage));
@@ -96,23 +129,87 @@ export class DuckdbSessions implements ServerSessions {
     return this.#statement('BEGIN TRANSACTION', 'COMMIT', sql, options, (result, step) => collect(result, options, step));
   }
 
+  /**
+   * A write tried once (rehearsal.js) on a connection of its own, in a transaction always rolled back,
+   * interrupted past the budget. DuckDB takes no locks to wait for: a write that meets another
+   * transaction's change fails at once with a conflict, which is told as a lock.
+   */
+  async rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    try {
+      return await this.#session({ timeoutMs: plan.budgetMs, signal }, async (connection, step) => {
+        const run: RehearsalRun = async (sql, params, maxRows) => {
+          const result = await step(() => connection.stream(sql, params as never));
+          // The write's RETURNING rows are its count: every one is counted, the first `maxRows` kept.
+          if (sql === plan.statement.sql && result.returnType !== ResultReturnType.CHANGED_ROWS) return returnedRows(result, maxRows, step);
+          const set = await collect(result, { params, maxRows, maxBytes: RESULTS.defaultBytes, timeoutMs: plan.budgetMs, signal }, step);
+          return { columns: set.columns.map((c) => c.name), rows: set.rows, rowsAffected: set.rowsAffected };
+        };
+        await step(() => connection.run('BEGIN TRANSACTION'));
+        const rehearsed = await rehearseSteps(plan, run);
+        await step(() => connection.run('ROLLBACK'));
+        return rehearsed;
+      });
+    } catch (error) {
+      if (signal.aborted || !(error instanceof DriverFailure)) throw error;
+      if (error.kind === 'statement_timeout') return { ran: false, stopped: 'time' };
+      if (/conflict/i.test(error.message)) return { ran: false, stopped: 'lock' };
+      throw error;
+    }
+  }
+
   /** Interrupts the statements still running (they fail `not_connected`), then lets go of the database (closed once no connection uses it). */
   async close(): Promise<void> {
+    await Promise.all([...this.#heldReads].map((held) => held.close()));
     for (const stop of this.#running.keys()) stop();
     await Promise.allSettled(this.#running.values());
     this.#held.release();
   }
 
-  async #statement<T>(begin: string, end: string, sql: string, options: StatementOptions, reading: Reading<T>): Promise<T> {
+  #statement<T>(begin: string, end: string, sql: string, options: StatementOptions, reading: Reading<T>, keep: () => boolean = () => false): Promise<T> {
     options.signal.throwIfAborted();
     refuseSeveral(sql);
+    return this.#session(
+      options,
+      async (connection, step) => {
+        await step(() => connection.run(begin));
+        const result = await step(() => connection.stream(sql, options.params as never));
+        const set = await reading(result, step, connection);
+        if (!keep()) await step(() => connection.run(end));
+        return set;
+      },
+      keep,
+    );
+  }
+
+  /**
+   * A connection of its own for `work`, stopped past `timeoutMs`, on cancellation or when the sessions
+   * close, and closed once `work` is done unless `keep` says a held read goes on with it.
+   */
+  async #session<T>(
+    options: { timeoutMs: number; signal: AbortSignal },
+    work: (connection: DuckDBConnection, step: Step) => Promise<T>,
+    keep: () => boolean = () => false,
+  ): Promise<T> {
+    options.signal.throwIfAborted();
     const connection = await this.#instance.connect();
     const stop: Stop = { reason: undefined };
+    let kept = false;
+    const running = (async () => {
+      try {
+        return await this.#guard(connection, stop, options, async (step) => {
+          const done = await work(connection, step);
+          kept = keep();
+          return done;
+        });
+      } finally {
+        // Closing the connection rolls back whatever transaction a failure left open; a held read keeps it.
+        if (!kept) connection.closeSync();
+      }
+    })();
     const close = () => {
       stop.reason ??= 'closed';
       connection.interrupt();
     };
-    const running = this.#run(connection, stop, begin, end, sql, options, reading);
     this.#running.set(close, running);
     try {
       return await running;
@@ -121,32 +218,25 @@ export class DuckdbSessions implements ServerSessions {
     }
   }
 
-  async #run<T>(connection: DuckDBConnection, stop: Stop, begin: string, end: string, sql: string, options: StatementOptions, reading: Reading<T>): Promise<T> {
+  /**
+   * Runs `work` on `connection` within `options`' deadline (app clock) and signal: either interrupts it,
+   * and each step fails once the statement was stopped (an interrupt between two statements is lost).
+   */
+  async #guard<T>(connection: DuckDBConnection, stop: Stop, options: Pick<StatementOptions, 'timeoutMs' | 'signal'>, work: (step: Step) => Promise<T>): Promise<T> {
     const timer = this.#clock.setTimeout(() => {
       stop.reason ??= 'timedOut';
       connection.interrupt();
     }, options.timeoutMs);
-    // An interrupt between two statements is lost: each step checks whether the statement was stopped.
-    const step: Step = async (work) => {
-      const done = await work();
+    const step: Step = async (task) => {
+      const done = await task();
       if (stop.reason) throw new Error(`stopped: ${stop.reason}`);
       return done;
     };
     try {
-      return await cancellable(
-        options.signal,
-        async () => {
-          await step(() => connection.run(begin));
-          const result = await step(() => connection.stream(sql, options.params as never));
-          const set = await reading(result, step);
-          await step(() => connection.run(end));
-          return set;
-        },
-        async () => {
-          stop.reason ??= 'cancelled';
-          connection.interrupt();
-        },
-      );
+      return await cancellable(options.signal, () => work(step), async () => {
+        stop.reason ??= 'cancelled';
+        connection.interrupt();
+      });
     } catch (error) {
       if (options.signal.aborted) throw error;
       if (stop.reason === 'timedOut') throw statementTimeout();
@@ -154,8 +244,6 @@ export class DuckdbSessions implements ServerSessions {
       throw failure(error as Error);
     } finally {
       this.#clock.clearTimeout(timer);
-      // Closing the connection rolls back whatever transaction a failure left open.
-      connection.closeSync();
     }
   }
 }
@@ -182,6 +270,18 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: St
     await step(() => result.fetchChunk());
     return { columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: Number(result.rowsChanged) };
   }
+  const source = new ChunkRows(result);
+  const page = await readPage(source, options, step);
+  source.release();
+  return page.result;
+}
+
+/**
+ * The next rows of `source`, up to `maxRows` and the byte budget, and whether rows were left out; a
+ * row left out stays the next one of `source` (a held read's next page starts with it).
+ */
+async function readPage(source: ChunkRows, options: StatementOptions, step: Step): Promise<HeldPage> {
+  const { result } = source;
   const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
   // Named one at a time: the columns left out are never named (5,000 names of 4,000 characters took 82 ms).
   const named = function* () {
@@ -192,30 +292,106 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: St
   const rows: unknown[][] = [];
   const pacing = new TurnPacing(budget);
   let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
-  while (!truncatedBy) {
-    const chunk = await step(() => result.fetchChunk());
-    if (!chunk || chunk.rowCount === 0) break;
-    for (const row of rowsOf(chunk, columns.length, toJson)) {
-      if (rows.length === options.maxRows) truncatedBy = 'max_rows';
-      else if (budget.take(row)) rows.push(row);
-      else truncatedBy = 'max_bytes';
-      if (truncatedBy) break;
-      if (pacing.due()) await nextTurn();
-    }
-    // The chunk's native memory goes now, not when the garbage collector gets to it.
-    chunk.reset();
+  for (let row = await source.peek(columns.length, toJson, step); row; row = await source.peek(columns.length, toJson, step)) {
+    if (rows.length === options.maxRows) truncatedBy = 'max_rows';
+    else if (budget.take(row)) rows.push(row);
+    else truncatedBy = 'max_bytes';
+    if (truncatedBy) break;
+    source.skip();
+    if (pacing.due()) await nextTurn();
   }
-  return { columns, rows, ...budget.outcome(truncatedBy), rowsAffected: 0 };
+  return { result: { columns, rows, ...budget.outcome(truncatedBy), rowsAffected: 0 }, more: truncatedBy !== undefined && rows.length > 0 };
 }
 
 /**
- * A chunk's rows, each converted only when it is taken, with only its first `width` columns: a chunk
- * holds up to 2,048 rows, and those past the budget are never made (converted whole, 2,048 values of
- * 400 KB added 830 MB to this process).
+ * A streaming result's rows, a chunk at a time, each converted only when it is looked at, with only its
+ * first `width` columns: a chunk holds up to 2,048 rows, and those past the budget are never made
+ * (converted whole, 2,048 values of 400 KB added 830 MB to this process). A chunk's native memory goes
+ * as soon as its rows are past, not when the garbage collector gets to it.
  */
-function* rowsOf(chunk: DuckDBDataChunk, width: number, converter: DuckDBValueConverter<unknown>): Generator<unknown[]> {
-  const vectors = Array.from({ length: width }, (_, i) => chunk.getColumnVector(i));
-  for (let row = 0; row < chunk.rowCount; row++) yield vectors.map((vector) => converter(vector.getItem(row), vector.type, converter));
+class ChunkRows {
+  #chunk: DuckDBDataChunk | undefined;
+  #vectors: DuckDBVector[] = [];
+  #row = 0;
+  #ended = false;
+
+  constructor(readonly result: DuckDBResult) {}
+
+  /** The next row, not yet taken (`skip` takes it), or undefined once the result has no more. */
+  async peek(width: number, converter: DuckDBValueConverter<unknown>, step: Step): Promise<unknown[] | undefined> {
+    while (!this.#chunk || this.#row >= this.#chunk.rowCount) {
+      this.release();
+      if (this.#ended) return undefined;
+      const chunk = await step(() => this.result.fetchChunk());
+      if (!chunk || chunk.rowCount === 0) {
+        this.#ended = true;
+        return undefined;
+      }
+      this.#chunk = chunk;
+      this.#row = 0;
+    }
+    const chunk = this.#chunk;
+    if (this.#vectors.length !== width) this.#vectors = Array.from({ length: width }, (_, i) => chunk.getColumnVector(i));
+    return this.#vectors.map((vector) => converter(vector.getItem(this.#row), vector.type, converter));
+  }
+
+  skip(): void {
+    this.#row += 1;
+  }
+
+  /** Lets go of the chunk being read. */
+  release(): void {
+    this.#chunk?.reset();
+    this.#chunk = undefined;
+    this.#vectors = [];
+  }
+}
+
+/** What a held read asks of the sessions that made it: its pages guarded as a statement is, and word that it closed. */
+type HeldSession = {
+  guard<T>(options: Pick<StatementOptions, 'timeoutMs' | 'signal'>, work: (step: Step) => Promise<T>): Promise<T>;
+  closed(): void;
+};
+
+/** The rest of a cut read: its connection, its read-only transaction and its streaming result, held. */
+class HeldDuckdbRead extends HeldPages {
+  readonly #connection: DuckDBConnection;
+  readonly #source: ChunkRows;
+  readonly #session: HeldSession;
+
+  constructor(connection: DuckDBConnection, source: ChunkRows, rowsAs: StatementOptions['rowsAs'], session: HeldSession) {
+    super(rowsAs);
+    this.#connection = connection;
+    this.#source = source;
+    this.#session = session;
+  }
+
+  protected page(page: StatementOptions): Promise<HeldPage> {
+    return this.#session.guard(page, (step) => readPage(this.#source, page, step));
+  }
+
+  protected async release(): Promise<void> {
+    this.#session.closed();
+    this.#source.release();
+    await this.#connection.run('ROLLBACK').catch(() => {});
+    this.#connection.closeSync();
+  }
+}
+
+/** A write's RETURNING rows: every one counted as a row it changed, the first `maxRows` kept. */
+async function returnedRows(result: DuckDBResult, maxRows: number, step: Step) {
+  const columns = Array.from({ length: result.columnCount }, (_, i) => result.columnName(i));
+  const toJson = jsonValues(RESULTS.defaultBytes);
+  const rows: unknown[][] = [];
+  let count = 0;
+  for (let chunk = await step(() => result.fetchChunk()); chunk && chunk.rowCount > 0; chunk = await step(() => result.fetchChunk())) {
+    // Only the rows kept are converted.
+    const vectors = Array.from({ length: columns.length }, (_, i) => chunk.getColumnVector(i));
+    for (let row = 0; row < chunk.rowCount && rows.length < maxRows; row++) rows.push(vectors.map((vector) => toJson(vector.getItem(row), vector.type, toJson)));
+    count += chunk.rowCount;
+    chunk.reset();
+  }
+  return { columns, rows, rowsAffected: count };
 }
 
 /** The result's rows handed to `onPage` a page at a time, up to `maxRows` and the byte budget. */

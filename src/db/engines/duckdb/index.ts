@@ -5,6 +5,7 @@ import { SQL_DIALECTS } from '../../../sql/dialects.js';
 import { tokenRowSelection } from '../../../sql/countQuery.js';
 import { DuckdbDatabase } from './duckdbDatabase.js';
 import { duckdbSchemaObjects } from './duckdbSchemaObjects.js';
+import { duckdbTableEscapes } from './duckdbTableEscapes.js';
 
 /**
  * DuckDB files (or `:memory:`), in the application's process. No statistics, health checks or query
@@ -23,7 +24,8 @@ export const duckdb: EngineModule = {
   },
   dialect: SQL_DIALECTS.duckdb,
   schemaObjects: duckdbSchemaObjects,
-  effects: { rowSelection: async (sql, params) => tokenRowSelection(sql, 'duckdb', params) },
+  holdsReads: true,
+  effects: { rowSelection: async (sql, params) => tokenRowSelection(sql, 'duckdb', params), tableEscapes: duckdbTableEscapes },
   fileDatabaseName: (connection) =>
     !('path' in connection) || connection.path === ':memory:' ? 'memory' : basename(connection.path).replace(/\.[^.]*$/, ''),
   unsupported: { indexAdvice: 'DuckDB answers scans from its column statistics; index_advice does not advise it' },

@@ -8,6 +8,7 @@ import { mysqlHealth } from './mysqlHealth.js';
 import { mysqlIndexAdvice, mysqlSlowQueries } from './mysqlQueryPerformance.js';
 import { mysqlSchemaObjects } from './mysqlSchemaObjects.js';
 import { mysqlDatabaseStatistics, mysqlTableStatistics } from './mysqlStatistics.js';
+import { mysqlTableEscapes } from './mysqlTableEscapes.js';
 
 /** MySQL and MariaDB, through `mysql2`. Index advice needs a query: the server keeps no scan counts per table. */
 export const mysql: EngineModule = {
@@ -28,6 +29,7 @@ export const mysql: EngineModule = {
   health: mysqlHealth,
   performance: { slowQueries: mysqlSlowQueries, queryIndexAdvice: mysqlIndexAdvice },
   effects: {
+    tableEscapes: mysqlTableEscapes,
     rowSelection: async (sql, params) => tokenRowSelection(sql, 'mysql', params),
     async plannedRows(db, select, params, signal, timeoutMs) {
       const result = await db.read(`EXPLAIN ${select}`, { params, maxRows: 100, timeoutMs, signal });

@@ -10,8 +10,9 @@ import { RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
 import { TurnPacing } from '../../results/turnPacing.js';
 import { cancellable, wireValues } from '../../results/serverValues.js';
-import { DATABASES, EXPORTS } from '../../../core/contract.js';
+import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
 import { nextTurn } from '../../../core/nextTurn.js';
+import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import type { AppClock } from '../../../core/clock.js';
 import { mysqlSsl } from '../../reach/tlsSettings.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
@@ -19,6 +20,8 @@ import { type Handover, SessionOwners, sessionOwner } from '../../connections/se
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
 const ENGINE_TIMEOUTS = new Set([1969, 3024]);
 const INTERRUPTED = 1317;
+/** ER_LOCK_WAIT_TIMEOUT: a lock not granted within `innodb_lock_wait_timeout`. */
+const LOCK_WAIT_TIMEOUT = '1205';
 const PARSE_ERROR = 1064;
 const UNSUPPORTED_PREPARE = 1295;
 
@@ -133,6 +136,37 @@ export class MysqlSessions implements ServerSessions {
     });
   }
 
+  /**
+   * A write tried once (rehearsal.js) on a write session, in a transaction always rolled back. The budget
+   * is the statement time limit (MariaDB's `max_statement_time` stops any statement; MySQL's
+   * `max_execution_time` only a SELECT, so there the session's own deadline KILLs a write past it). The
+   * lock wait is `innodb_lock_wait_timeout`, whole seconds and 1 at least; set back to the server's
+   * default before the session goes back to the pool.
+   */
+  async rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    const options: StatementOptions = { params: [], maxRows: plan.shown, maxBytes: RESULTS.defaultBytes, timeoutMs: plan.budgetMs, signal };
+    try {
+      return await this.#session(this.#writes, options, async (connection, stop) => {
+        await run(connection, await this.#sessionSettings(connection, false, plan.budgetMs));
+        await run(connection, `SET SESSION innodb_lock_wait_timeout = ${DATABASES.rehearsalLockWaitSecondsMysql}`);
+        await run(connection, 'START TRANSACTION');
+        const step: RehearsalRun = async (sql, params, maxRows) => {
+          const set = await this.#collect(connection, sql, { ...options, params, maxRows }, stop, false);
+          return { columns: set.columns.map((c) => c.name), rows: set.rows, rowsAffected: set.rowsAffected };
+        };
+        const rehearsed = await rehearseSteps(plan, step);
+        await run(connection, 'ROLLBACK');
+        await run(connection, 'SET SESSION innodb_lock_wait_timeout = DEFAULT');
+        return rehearsed;
+      });
+    } catch (error) {
+      if (signal.aborted || !(error instanceof DriverFailure)) throw error;
+      if (error.kind === 'statement_timeout') return { ran: false, stopped: 'time' };
+      if (error.engineCode === LOCK_WAIT_TIMEOUT) return { ran: false, stopped: 'lock' };
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.#reads.promise().end(), this.#writes.promise().end()]);
   }
@@ -214,6 +248,7 @@ export class MysqlSessions implements ServerSessions {
       const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
       const pacing = new TurnPacing(budget);
       let rowsAffected = 0;
+      let returned = 0;
       let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
       const query = { sql, rowsAsArray: true, values: options.params };
       const command = options.params.length > 0 ? connection.execute(query) : connection.query(query);
@@ -227,6 +262,7 @@ export class MysqlSessions implements ServerSessions {
           rowsAffected += Number((row as { affectedRows?: number }).affectedRows ?? 0);
           return;
         }
+        returned += 1;
         if (truncatedBy) return;
         const values = rows.length < options.maxRows ? wireValues(row) : undefined;
         if (values) for (const i of jsonColumns) if (typeof values[i] === 'string') values[i] = jsonValue(values[i] as string);
@@ -254,8 +290,9 @@ export class MysqlSessions implements ServerSessions {
         settle();
         finish();
       });
+      // A write whose rows come back (MariaDB's INSERT or DELETE … RETURNING) reports no count of its own: its rows are it.
       const finish = () =>
-        resolve({ columns, rows, ...budget.outcome(truncatedBy), rowsAffected });
+        resolve({ columns, rows, ...budget.outcome(truncatedBy), rowsAffected: stopEarly ? rowsAffected : rowsAffected || returned });
     });
   }
 

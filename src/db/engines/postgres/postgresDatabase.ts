@@ -1,6 +1,6 @@
 import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
-import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
+import type { ExplainOptions, Explanation, HeldResult, ReadOptions, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { postgresActuals } from './postgresQueryPerformance.js';
 import { ServerDatabase } from '../../serverDatabase.js';
 import type { SshTunnel } from '../../reach/sshTunnel.js';
@@ -32,6 +32,11 @@ export class PostgresDatabase extends ServerDatabase {
 
   defaultSchema(): string {
     return 'public';
+  }
+
+  /** A cut read stays open as a SCROLL cursor in a REPEATABLE READ, read-only transaction (postgresSessions.ts). */
+  holdRead(sql: string, options: ReadOptions): Promise<HeldResult> {
+    return this.holdOn(sql, options);
   }
 
   /** With `analyze`: EXPLAIN (ANALYZE, BUFFERS) in the read session's read-only transaction, rolled back. */

@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
-import type { Column, PagedRead, PageReader, ResultSet } from '../../database.js';
+import type { Column, HeldPage, HeldResult, PagedRead, PageReader, ResultSet } from '../../database.js';
+import { HeldPages } from '../../results/heldPages.js';
 import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { postgresFailureKind } from '../../failureKinds.js';
 import { type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
@@ -15,8 +16,9 @@ import { TurnPacing } from '../../results/turnPacing.js';
 import { assertParses, type CatalogName } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../../reach/tlsSettings.js';
-import { DATABASES, EXPORTS } from '../../../core/contract.js';
+import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
 import { nextTurn } from '../../../core/nextTurn.js';
+import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
@@ -27,6 +29,9 @@ const JSON_TYPES = new Set([114, 3802, 199, 3807]);
 const TYPE_NAMES = new Map(Object.entries(pg.types.builtins).map(([name, oid]) => [oid, name.toLowerCase()]));
 const CURSOR_VERBS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 const ROW_COUNTING_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+/** query_canceled (past `statement_timeout`, as its message says) and lock_not_available (past `lock_timeout`). */
+const CANCELED = '57014';
+const LOCK_NOT_AVAILABLE = '55P03';
 /**
  * Rows per FETCH: the first batch is small, later ones grow fourfold up to the largest, and take about
  * BATCH_BYTES of the budget at most (at the rows' size so far), so that no batch's rows hold the event
@@ -80,6 +85,8 @@ export class PostgresSessions implements ServerSessions {
   readonly #writes: pg.Pool;
   readonly #secrets: string[];
   readonly #owners: Handover<pg.PoolClient>;
+  /** Reads held open between pages (`holdRead`), each on a session out of the read pool. */
+  readonly #held = new Set<HeldPostgresRead>();
 
   /** `owners` decides when a session is reset: the benchmark's baseline passes one that never does. */
   constructor(address: ServerAddress, owners: Handover<pg.PoolClient> = new SessionOwners()) {
@@ -150,22 +157,63 @@ export class PostgresSessions implements ServerSessions {
       const verb = tokenize(sql, 'postgres')[0]?.text ?? '';
       const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
       if (CURSOR_VERBS.has(verb)) {
-        const started = performance.now();
         await client.query(extended(`DECLARE sluice_rows NO SCROLL CURSOR FOR ${sql}`, options.params));
-        for (let batch = FIRST_BATCH; !rows.done; batch = Math.min(batch * 4, LARGEST_BATCH)) {
-          if (batch > FIRST_BATCH && performance.now() - started >= options.timeoutMs) throw statementTimeout();
-          const want = rows.nextFetch(batch);
-          const result = await guarded(client, rows, () =>
-            client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }),
-          );
-          if (result.rowCount !== null && result.rowCount < want) break;
-        }
+        await fetchBatches(client, rows, options.timeoutMs);
       } else {
         await guarded(client, rows, () => client.query(extended(sql, options.params)));
       }
       await client.query('ROLLBACK');
       return rows.resultSet(0);
     });
+  }
+
+  /**
+   * `read`, held open when rows were left out: the statement is a SCROLL cursor in a REPEATABLE READ,
+   * read-only transaction, so every later page sees the first page's snapshot, and its session stays
+   * out of the pool until the rest is closed. Each page starts where the last one's rows ended (`MOVE
+   * ABSOLUTE`), whatever the page read past them to learn that more exist. A statement a cursor cannot
+   * hold (SHOW, EXPLAIN) is read whole, with no rest.
+   */
+  async holdRead(sql: string, options: StatementOptions): Promise<HeldResult> {
+    if (!CURSOR_VERBS.has(tokenize(sql, 'postgres')[0]?.text ?? '')) return { result: await this.read(sql, options) };
+    let rest: HeldPostgresRead | undefined;
+    const result = await this.#session(
+      this.#reads,
+      options,
+      async (client, pid) => {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
+        await client.query(extended(`DECLARE sluice_rows SCROLL CURSOR FOR ${sql}`, options.params));
+        const { result: page, more } = await this.#page(client, options, 0);
+        if (more) {
+          rest = new HeldPostgresRead(client, page.rows.length, options.rowsAs, {
+            page: (pageOptions, position) => this.#page(client, pageOptions, position),
+            cancel: () => this.#cancel(pid),
+            failure: (error) => this.#failure(error),
+            closed: () => this.#held.delete(rest as HeldPostgresRead),
+          });
+          this.#held.add(rest);
+        } else {
+          await client.query('ROLLBACK');
+        }
+        return page;
+      },
+      () => rest !== undefined,
+    );
+    return rest ? { result, rest } : { result };
+  }
+
+  /**
+   * One page of the held cursor `sluice_rows`, from row `position` on, within the page's own timeout;
+   * `more` when rows were left out of it (a page with none, its first row alone over the budget, ends the read).
+   */
+  async #page(client: pg.PoolClient, options: StatementOptions, position: number): Promise<HeldPage> {
+    await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
+    if (position > 0) await client.query(`MOVE ABSOLUTE ${position} FROM sluice_rows`);
+    const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
+    await fetchBatches(client, rows, options.timeoutMs);
+    const result = rows.resultSet(0);
+    return { result, more: rows.done && result.rows.length > 0 };
   }
 
   /**
@@ -217,11 +265,56 @@ export class PostgresSessions implements ServerSessions {
     });
   }
 
+  /**
+   * A write tried once (rehearsal.js) on a write session, in a transaction always rolled back: its
+   * `lock_timeout` is the lock wait, and each statement's `statement_timeout` what is left of the budget,
+   * all set for the transaction only.
+   */
+  rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    return this.#session(this.#writes, { signal }, async (client) => {
+      const started = performance.now();
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL lock_timeout = ${Math.ceil(plan.lockWaitMs)}`);
+      const run: RehearsalRun = async (sql, params, maxRows) => {
+        const left = Math.ceil(plan.budgetMs - (performance.now() - started));
+        if (left <= 0) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: CANCELED });
+        await client.query(`SET LOCAL statement_timeout = ${left}`);
+        const options = { params, maxRows, maxBytes: RESULTS.defaultBytes, timeoutMs: plan.budgetMs, signal };
+        const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
+        const result = await guarded(client, rows, () => client.query(extended(sql, params)));
+        const set = rows.resultSet(ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0);
+        return { columns: set.columns.map((c) => c.name), rows: set.rows, rowsAffected: set.rowsAffected };
+      };
+      let rehearsed: Rehearsed;
+      try {
+        rehearsed = await rehearseSteps(plan, run);
+      } catch (error) {
+        const { code, message } = error as PgError;
+        if (signal.aborted || !((code === CANCELED && /statement timeout/.test(message)) || code === LOCK_NOT_AVAILABLE)) throw error;
+        rehearsed = { ran: false, stopped: code === CANCELED ? 'time' : 'lock' };
+      }
+      await client.query('ROLLBACK');
+      return rehearsed;
+    });
+  }
+
   async close(): Promise<void> {
+    // A held session is out of the pool, and ending a pool waits for its sessions to come back.
+    await Promise.all([...this.#held].map((held) => held.close()));
     await Promise.all([this.#reads.end(), this.#writes.end()]);
   }
 
-  async #session<T>(pool: pg.Pool, options: { signal: AbortSignal }, work: (client: pg.PoolClient) => Promise<T>) {
+  /**
+   * Runs `work` on a session of `pool` as the caller's, resetting it first when another owner used it,
+   * and gives it back, or closes it if the work failed. `keep` says, once the work is done, that the
+   * session stays out of the pool (a held read), to be given back by whoever holds it.
+   */
+  async #session<T>(
+    pool: pg.Pool,
+    options: { signal: AbortSignal },
+    work: (client: pg.PoolClient, pid: number) => Promise<T>,
+    keep: () => boolean = () => false,
+  ) {
     options.signal.throwIfAborted();
     const owner = sessionOwner();
     let client: pg.PoolClient;
@@ -241,7 +334,7 @@ export class PostgresSessions implements ServerSessions {
         options.signal,
         async () => {
           if (reset) await resetSession(client);
-          return work(client);
+          return work(client, pid);
         },
         () => this.#cancel(pid),
       );
@@ -250,8 +343,10 @@ export class PostgresSessions implements ServerSessions {
       throw options.signal.aborted ? error : this.#failure(error as PgError);
     } finally {
       // A session that failed mid-transaction is not reused: closing it rolls back whatever was left.
-      client.off('error', ignore);
-      client.release(broken ?? false);
+      if (broken !== undefined || !keep()) {
+        client.off('error', ignore);
+        client.release(broken ?? false);
+      }
     }
   }
 
@@ -372,6 +467,62 @@ class BudgetedRows {
 
   resultSet(rowsAffected: number): ResultSet {
     return { columns: this.#columns ?? [], rows: this.#rows, ...this.#budget.outcome(this.#truncatedBy), rowsAffected };
+  }
+}
+
+/**
+ * FETCHes from the cursor `sluice_rows` into `rows` in growing batches until they are done or the cursor
+ * is: 100 rows, then four times more each, up to 2,000, never more than the rows still wanted. A read
+ * whose batches together pass `timeoutMs` ends before its next batch.
+ */
+async function fetchBatches(client: pg.PoolClient, rows: BudgetedRows, timeoutMs: number): Promise<void> {
+  const started = performance.now();
+  for (let batch = FIRST_BATCH; !rows.done; batch = Math.min(batch * 4, LARGEST_BATCH)) {
+    if (batch > FIRST_BATCH && performance.now() - started >= timeoutMs) throw statementTimeout();
+    const want = rows.nextFetch(batch);
+    const result = await guarded(client, rows, () => client.query({ text: `FETCH FORWARD ${want} FROM sluice_rows`, rowMode: 'array' }));
+    if (result.rowCount !== null && result.rowCount < want) return;
+  }
+}
+
+/** What a held read asks of the sessions that made it. */
+type HeldSession = {
+  page(options: StatementOptions, position: number): Promise<HeldPage>;
+  cancel(): Promise<void>;
+  failure(error: PgError): Error;
+  closed(): void;
+};
+
+/** The rest of a cut read, its session and transaction held; `position` is the rows handed on so far. */
+class HeldPostgresRead extends HeldPages {
+  readonly #client: pg.PoolClient;
+  readonly #session: HeldSession;
+  #position: number;
+
+  constructor(client: pg.PoolClient, position: number, rowsAs: StatementOptions['rowsAs'], session: HeldSession) {
+    super(rowsAs);
+    this.#client = client;
+    this.#position = position;
+    this.#session = session;
+  }
+
+  protected async page(page: StatementOptions): Promise<HeldPage> {
+    const next = await cancellable(page.signal, () => this.#session.page(page, this.#position), () => this.#session.cancel());
+    this.#position += next.result.rows.length;
+    return next;
+  }
+
+  protected override failure(error: unknown): unknown {
+    return this.#session.failure(error as PgError);
+  }
+
+  /** A failed transaction (or one cancelled mid-statement) closes its session rather than reuse it. */
+  protected async release(broken: Error | undefined): Promise<void> {
+    this.#session.closed();
+    let failed = broken;
+    if (!failed) await this.#client.query('ROLLBACK').catch((error: unknown) => (failed = error as Error));
+    this.#client.off('error', ignore);
+    this.#client.release(failed ?? false);
   }
 }
 

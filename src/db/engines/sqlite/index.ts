@@ -8,6 +8,7 @@ import { sqliteHealth } from './sqliteHealth.js';
 import { sqliteIndexAdvice } from './sqliteQueryPerformance.js';
 import { sqliteSchemaObjects } from './sqliteSchemaObjects.js';
 import { sqliteDatabaseStatistics, sqliteTableStatistics } from './sqliteStatistics.js';
+import { sqliteTableEscapes } from './sqliteTableEscapes.js';
 
 /** SQLite files, on the application's shared query processes. No statement statistics, no row estimates. */
 export const sqlite: EngineModule = {
@@ -29,6 +30,7 @@ export const sqlite: EngineModule = {
   health: sqliteHealth,
   performance: { queryIndexAdvice: sqliteIndexAdvice },
   effects: {
+    tableEscapes: sqliteTableEscapes,
     rowSelection: async (sql, params) => tokenRowSelection(sql, 'sqlite', params),
     whyNoEstimate: 'SQLite keeps no row estimates',
   },

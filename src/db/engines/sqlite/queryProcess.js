@@ -10,6 +10,7 @@ import { DATABASES, RESULTS } from '../../../core/contract.js';
 import { blobHex, RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
 import { rowText } from '../../results/valueText.js';
+import { rehearseSteps } from '../../rehearsal.js';
 import { COUNTING, DOES_NOT_PREPARE, isCloseFile, isPageWritten, NOT_READ_ONLY, processArgs } from './queryProcessMessages.js';
 
 /** @typedef {import('./queryProcessMessages.js').StatementRequest} Request */
@@ -267,6 +268,61 @@ function write(db, request) {
   }
 }
 
+/**
+ * Tries the write `request.plan` describes (db/rehearsal.js) in a transaction that is always rolled back:
+ * `BEGIN IMMEDIATE` takes the file's write lock, waiting for another connection's at most the plan's lock
+ * wait (`busy_timeout`, set back after); the watchdog ends the process past the budget (the request's
+ * `timeoutMs`), which rolls the transaction back too.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ * @returns {Promise<Outcome>}
+ */
+async function rehearse(db, request) {
+  const plan = /** @type {import('../../rehearsal.js').RehearsalPlan} */ (request.plan);
+  writers.set(request.path, request.owner);
+  const answer = { columns: [], truncated: false, cellsCut: 0, rowsAffected: 0 };
+  db.pragma('query_only = OFF');
+  try {
+    if (!begunWithin(db, plan.lockWaitMs)) return { ok: true, ...answer, rows: [[{ ran: false, stopped: 'lock' }]] };
+    const changes = db.prepare('SELECT total_changes()').pluck();
+    /** @type {import('../../rehearsal.js').RehearsalRun} */
+    const run = async (sql, params, maxRows) => {
+      const stmt = db.prepare(sql);
+      const before = Number(changes.get());
+      if (!stmt.reader) return { columns: [], rows: [], rowsAffected: stmt.run(...params).changes };
+      const result = /** @type {{ columns: { name: string }[], rows: unknown[][] }} */ (collect(stmt, { ...request, params, maxRows, rowsAs: 'values' }));
+      return { columns: result.columns.map((c) => c.name), rows: result.rows, rowsAffected: Number(changes.get()) - before };
+    };
+    try {
+      return { ok: true, ...answer, rows: [[await rehearseSteps(plan, run)]] };
+    } finally {
+      db.exec('ROLLBACK');
+    }
+  } finally {
+    db.pragma('query_only = ON');
+  }
+}
+
+/**
+ * `BEGIN IMMEDIATE`, waiting at most `lockWaitMs` for another connection's write lock; false when it
+ * was not granted in time. The connection's own busy timeout is set back after.
+ * @param {import('better-sqlite3').Database} db
+ * @param {number} lockWaitMs
+ */
+function begunWithin(db, lockWaitMs) {
+  const busyTimeout = db.pragma('busy_timeout', { simple: true });
+  db.pragma(`busy_timeout = ${Math.ceil(lockWaitMs)}`);
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    return true;
+  } catch (error) {
+    if (/** @type {{ code?: string }} */ (error).code !== 'SQLITE_BUSY') throw error;
+    return false;
+  } finally {
+    db.pragma(`busy_timeout = ${Number(busyTimeout)}`);
+  }
+}
+
 // The running statement's own deadline (ms since the epoch; 0 while idle), read by the watchdog.
 const deadline = new BigInt64Array(new SharedArrayBuffer(8));
 new Worker(new URL('./watchdog.js', import.meta.url), {
@@ -357,7 +413,9 @@ process.on(
               ? check(db, request)
               : request.mode === 'count'
                 ? count(db, request)
-                : read(db, request);
+                : request.mode === 'rehearse'
+                  ? await rehearse(db, request)
+                  : read(db, request);
     } catch (error) {
       const err = /** @type {{ message?: string, code?: string }} */ (error);
       reply = {

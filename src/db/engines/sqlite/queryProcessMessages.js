@@ -24,10 +24,13 @@ export const processArgs = (argv) => ({ busyTimeoutMs: Number(argv[2]), filesPer
  * `pages` is a read handed on a page of at most `pageRows` rows or about `pageBytes` at a time (see
  * `Page` and `PageWritten`). `count` runs the statements `counts` instead of `sql`, each a
  * `SELECT count(*) FROM <table> WHERE sluice_counting()`, for at most `budgetMs` in all (see `COUNTING`).
+ * `rehearse` tries the write `plan` describes (db/rehearsal.js) in a transaction it rolls back, and
+ * answers with one row of one cell: the `Rehearsed` outcome.
  * @typedef {{
- *   id: number, path: string, owner: string, mode: 'read' | 'pages' | 'write' | 'check' | 'count', timeoutMs: number,
+ *   id: number, path: string, owner: string, mode: 'read' | 'pages' | 'write' | 'check' | 'count' | 'rehearse', timeoutMs: number,
  *   sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number,
- *   rowsAs?: 'values' | 'json', pageRows?: number, pageBytes?: number, counts?: string[], budgetMs?: number
+ *   rowsAs?: 'values' | 'json', pageRows?: number, pageBytes?: number, counts?: string[], budgetMs?: number,
+ *   plan?: import('../../rehearsal.js').RehearsalPlan
  * }} StatementRequest
  */
 

@@ -23,6 +23,7 @@ import { journalModeQuery } from './journalModeQuery.js';
 import { type SqliteFile, SqliteProcessPool } from './processPool.js';
 import { COUNTING } from './queryProcessMessages.js';
 import { sqlitePoolSettings } from './poolSettings.js';
+import type { RehearsalPlan, Rehearsed } from '../../rehearsal.js';
 import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
 import { type AppClock, systemClock } from '../../../core/clock.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
@@ -221,6 +222,18 @@ export class SqliteDatabase implements Database {
 
   write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
     return this.#statement('write', sql, options);
+  }
+
+  /** The write tried in the query process (`rehearse`), which ends past the budget: the transaction goes with it. */
+  async rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
+    const request = { mode: 'rehearse' as const, sql: plan.statement.sql, params: [], ...CATALOG_BUDGET, plan };
+    try {
+      const result = await this.#file.run(request, signal, plan.budgetMs);
+      return valuesOf(result.rows)[0]?.[0] as Rehearsed;
+    } catch (error) {
+      if (!signal.aborted && error instanceof DriverFailure && error.kind === 'statement_timeout') return { ran: false, stopped: 'time' };
+      throw error;
+    }
   }
 
   #statement(mode: 'read' | 'pages' | 'write', sql: string, options: ReadOptions, onPage?: PageReader): Promise<ResultSet<Rows>> {
