@@ -280,7 +280,7 @@ async function collect(result: DuckDBResult, options: StatementOptions, step: St
  * The next rows of `source`, up to `maxRows` and the byte budget, and whether rows were left out; a
  * row left out stays the next one of `source` (a held read's next page starts with it).
  */
-async function readPage(source: ChunkRows, options: StatementOptions, step: Step): Promise<HeldPage> {
+async function readPage(source: ChunkRows, options: StatementOptions, step: Step): Promise<HeldPage & { result: ResultSet }> {
   const { result } = source;
   const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
   // Named one at a time: the columns left out are never named (5,000 names of 4,000 characters took 82 ms).
