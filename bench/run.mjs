@@ -172,7 +172,8 @@ for (const workUs of SETTINGS.calibrationUs) {
   try {
     results.tokens = await measureTokens(server.port, fullToken);
     for (const t of results.tokens) {
-      console.log(`tokens, ${t.task}: text ${t.text.bytes} B ≈ ${t.text.estimated} tokens (${t.text.counted} counted)${t.json ? `, JSON ${t.json.bytes} B` : ''}, ${t.wireBytes} B on the wire`);
+      const fence = t.unfenced ? `, of which the data fence ${t.text.counted - t.unfenced.counted}${t.rows === undefined ? '' : `; ${t.rows} rows`}` : '';
+      console.log(`tokens, ${t.task}: text ${t.text.bytes} B ≈ ${t.text.estimated} tokens (${t.text.counted} counted${fence})${t.json ? `, JSON ${t.json.bytes} B` : ''}, ${t.wireBytes} B on the wire`);
     }
 
     // From notifications/cancelled to the -33002 response of the running request.
@@ -258,6 +259,9 @@ const resetGoal = (engine, name) => {
   return [measure, `${ratio(r.sameReset / r.sameBaseline)} (A/A ${ratio(r.sameBaselineAgain / r.sameBaseline)})`, goal, status(r.sameReset / r.sameBaseline - 1 <= Math.max(0.05, spread))];
 };
 const toolsList = tokens.at(-1);
+// The data fence's tokens over the tool tasks' (issue 30: at most 2 %), counted against the same texts without it.
+const fencedTasks = tokens.filter((t) => t.unfenced);
+const fenceShare = fencedTasks.reduce((n, t) => n + t.text.counted - t.unfenced.counted, 0) / fencedTasks.reduce((n, t) => n + t.unfenced.counted, 0);
 const goals = [
   ['Sluice ÷ bare node:http, throughput', ratio(sluice.rps / bare.rps), '≥ 0.35×', status(sluice.rps / bare.rps >= 0.35)],
   ['Sluice ÷ SDK createMcpHandler, throughput', ratio(sluice.rps / sdk.rps), '≥ 12×', status(sluice.rps / sdk.rps >= 12)],
@@ -286,6 +290,7 @@ const goals = [
   ],
   ['live actors after the burst', `${footprint.after.liveActors} (baseline ${footprint.warm.liveActors})`, 'baseline', status(footprint.after.liveActors === footprint.warm.liveActors)],
   ['tools/list, the tools array as JSON', `${(toolsList.text.bytes / KB).toFixed(1)} KB`, '≤ 6 KB', status(toolsList.text.bytes <= 6 * KB)],
+  ['data fence, its tokens over the tool tasks’ text', `+${(100 * fenceShare).toFixed(2)} %`, '≤ 2 %', status(fenceShare <= 0.02)],
   ['cancellation latency p99', `${cancel.p99.toFixed(1)} ms`, '≤ 50 ms', status(cancel.p99 <= 50)],
   resetGoal('postgres', 'PostgreSQL'),
   resetGoal('mysql', 'MySQL'),

@@ -21,6 +21,9 @@ const TOOL_CODES: Record<Exclude<FailureKind, 'statement_timeout'>, ToolErrorCod
   unsupported: 'unsupported',
 };
 
+/** A tool error whose message the database wrote: it may quote values, so the answer fences it as data. */
+export class DatabaseToolError extends ToolError {}
+
 /** Turns whatever a driver or the SQL layer threw into the typed error family (driver messages are redacted already). */
 export function fromDriverError(error: unknown): ProtocolError | ToolError {
   if (error instanceof ProtocolError || error instanceof ToolError) return error;
@@ -28,7 +31,7 @@ export function fromDriverError(error: unknown): ProtocolError | ToolError {
   if (!(error instanceof DriverFailure)) return new ToolError('internal_failure', 'the tool failed unexpectedly');
   if (error.kind === 'statement_timeout') return new ProtocolError(ErrorCode.RequestTimeout, error.message);
   if (UNKNOWN_DATABASE.has(error.engineCode ?? '')) {
-    return new ToolError('not_found', `${error.message}; call list_databases`, error.engineCode);
+    return new DatabaseToolError('not_found', `${error.message}; call list_databases`, error.engineCode);
   }
-  return new ToolError(TOOL_CODES[error.kind], error.message, error.engineCode);
+  return new DatabaseToolError(TOOL_CODES[error.kind], error.message, error.engineCode);
 }

@@ -8,13 +8,16 @@ import { LOG_LEVELS } from '../protocol/legacy.js';
 import { ErrorCode, invalidParams, ProtocolError, ToolError } from '../core/errors.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { complete } from './completion.js';
-import { resultContentText } from './resultText.js';
+import { fenced, fencedLiteral } from './dataFence.js';
+import { sizedAnswer, sizedBody, sizedData, tokenBudgetOf } from './tokenBudget.js';
+import { tokensOf } from '../core/tokenCount.js';
+import { RawJson } from '../protocol/rawJson.js';
 import { InputRequired } from './consent.js';
-import { fromDriverError } from './dbErrors.js';
+import { DatabaseToolError, fromDriverError } from './dbErrors.js';
 import type { CapabilityRegistry } from './registry.js';
 import { type ObjectSchema, validateArguments } from './schema.js';
-import type { CallContext, Tool } from './types.js';
-import { RESOURCE_READ_TTL } from '../core/contract.js';
+import type { CallContext, PromptDataMessage, PromptMessage, Tool } from './types.js';
+import { RESOURCE_READ_TTL, RESULTS } from '../core/contract.js';
 
 export type MethodSpec = {
   scopes: Scope[];
@@ -83,17 +86,27 @@ function listed(schema: unknown, described: boolean): unknown {
   return out;
 }
 
-function toolResult(structured: Record<string, unknown>) {
+/**
+ * What leaves for the model of a tool's answer, on the one path every answer takes: its text sized to the
+ * call's token budget (`max_tokens`, tokenBudget.ts) and fenced as data (dataFence.ts), the note of a cut
+ * outside the fence; `structuredContent` the exact data (a row answer's rows cut with its text).
+ */
+async function toolResult(structured: Record<string, unknown>, args: Record<string, unknown>, signal: AbortSignal) {
+  const sized = await sizedAnswer(structured, tokenBudgetOf(args), signal);
   return {
-    content: [{ type: 'text', text: resultContentText(structured) }],
-    structuredContent: structured,
+    content: [{ type: 'text', text: sized.text instanceof RawJson ? fencedLiteral(sized.text, sized.note) : fenced(sized.text, sized.note) }],
+    structuredContent: sized.structured,
     isError: false,
   };
 }
 
-/** A tool failure is a successful JSON-RPC result: `isError`, one text item `<code>: <redacted message>`. */
+/**
+ * A tool failure is a successful JSON-RPC result: `isError`, one text item `<code>: <redacted message>`;
+ * a message the database wrote (DatabaseToolError: it may quote values) is fenced as data.
+ */
 export function toolErrorResult(error: ToolError) {
-  return { content: [{ type: 'text', text: `${error.code}: ${redact(error.message)}` }], isError: true };
+  const message = redact(error.message);
+  return { content: [{ type: 'text', text: `${error.code}: ${error instanceof DatabaseToolError ? fenced(message) : message}` }], isError: true };
 }
 
 const inputRequired = (error: InputRequired) => ({ resultType: 'input_required', ...error.result });
@@ -110,11 +123,12 @@ function asProtocolError(error: unknown): unknown {
   if (error instanceof InputRequired) return error;
   const typed = fromDriverError(error);
   if (!(typed instanceof ToolError)) return typed;
-  if (REFUSED_INPUT.has(typed.code)) return invalidParams(`${typed.code}: ${redact(typed.message)}`);
-  if (typed.code === 'denied') return new ProtocolError(ErrorCode.Forbidden, redact(typed.message));
+  const message = typed instanceof DatabaseToolError ? fenced(redact(typed.message)) : redact(typed.message);
+  if (REFUSED_INPUT.has(typed.code)) return invalidParams(`${typed.code}: ${message}`);
+  if (typed.code === 'denied') return new ProtocolError(ErrorCode.Forbidden, message);
   if (typed.code === 'not_connected' || typed.code === 'timeout')
-    return new ProtocolError(ErrorCode.ServerUnavailable, redact(typed.message));
-  return new ProtocolError(ErrorCode.InternalError, `${typed.code}: ${redact(typed.message)}`);
+    return new ProtocolError(ErrorCode.ServerUnavailable, message);
+  return new ProtocolError(ErrorCode.InternalError, `${typed.code}: ${message}`);
 }
 
 const connectionOf = (variables: Record<string, string>) =>
@@ -229,7 +243,7 @@ async function runTool(tool: Tool, args: Record<string, unknown>, ctx: CallConte
   try {
     const structured = await tool.run(args, ctx);
     record('success', typeof structured.row_count === 'number' ? { rows: structured.row_count } : {});
-    return toolResult(structured);
+    return await toolResult(structured, args, ctx.signal);
   } catch (error) {
     if (error instanceof InputRequired) {
       record('success', {});
@@ -282,7 +296,10 @@ function resourceMethods(served: Served): Record<string, MethodSpec> {
   };
 }
 
-/** `resources/read`: the resource's body as JSON text, with how long it may be cached; a failure is a protocol error. */
+/**
+ * `resources/read`: the resource's body as JSON text, cut to the default token budget (its longest list)
+ * and fenced as data, with how long it may be cached; a failure is a protocol error.
+ */
 async function readResource(registry: CapabilityRegistry, params: Params, ctx: CallContext): Promise<Record<string, unknown>> {
   const uri = requireString(params, 'uri');
   const found = registry.findResource(uri);
@@ -297,8 +314,9 @@ async function readResource(registry: CapabilityRegistry, params: Params, ctx: C
   }
   ctx.audit({ category: 'resource', action: found.family.name, outcome: 'success', ...connectionOf(found.variables) });
   const ttlMs = Math.min(RESOURCE_READ_TTL.max, Math.max(RESOURCE_READ_TTL.min, found.family.ttlMs));
+  const sized = await sizedBody(body, RESULTS.defaultTokens, ctx.signal);
   return {
-    contents: [{ uri, mimeType: found.family.mimeType, text: JSON.stringify(body) }],
+    contents: [{ uri, mimeType: 'text/plain', text: fenced(sized.text, sized.note) }],
     ttlMs,
     cacheScope: 'private',
   };
@@ -341,8 +359,21 @@ async function getPrompt(registry: CapabilityRegistry, params: Params, ctx: Call
   }
   const unknown = Object.keys(args).filter((k) => !prompt.arguments.some((a) => a.name === k));
   if (unknown.length > 0) throw invalidParams(`Prompt ${name} has no argument ${unknown.join(', ')}`);
-  return prompt.render(args as Record<string, string>, ctx).catch((error: unknown) => {
+  let rendered: Awaited<ReturnType<typeof prompt.render>>;
+  try {
+    rendered = await prompt.render(args as Record<string, string>, ctx);
+  } catch (error) {
     if (error instanceof InputRequired) return inputRequired(error);
     throw asProtocolError(error);
-  });
+  }
+  const messages = [];
+  for (const message of rendered.messages) messages.push('data' in message ? await promptMessage(message, ctx.signal) : message);
+  return { ...rendered, messages };
+}
+
+/** A prompt's message with its database text cut to the default token budget (less its own words) and fenced. */
+async function promptMessage(message: PromptDataMessage, signal: AbortSignal): Promise<PromptMessage> {
+  const after = message.after ?? '';
+  const sized = await sizedData(message.data, RESULTS.defaultTokens, tokensOf(message.lead + after), signal);
+  return { role: message.role, content: { type: 'text', text: `${message.lead}${fenced(sized.text, sized.note)}${after}` } };
 }

@@ -27,8 +27,8 @@ export const resultSetSchema = record(
     execution_time_ms: number,
     is_truncated: { ...boolean, description: 'True when rows were left out or values were cut.' },
     truncated_reason: {
-      ...oneOf(['none', 'max_rows', 'max_bytes', 'cell_bytes']),
-      description: 'Why: more rows than max_rows, rows past max_bytes, or only over-long values cut.',
+      ...oneOf(['none', 'max_rows', 'max_bytes', 'max_tokens', 'cell_bytes']),
+      description: 'Why: more rows than max_rows, rows past max_bytes or past max_tokens of text, or only over-long values cut.',
     },
     cells_truncated: { ...integer, description: 'Values cut to the cell limit, each ending in a "…[cut: …]" marker.' },
     columns_left_out: { ...integer, description: 'Columns past max_bytes, left out with their values (only when some were).' },

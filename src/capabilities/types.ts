@@ -82,6 +82,13 @@ export type PromptArgument = { name: string; description: string; required: bool
 
 export type PromptMessage = { role: 'user' | 'assistant'; content: { type: 'text'; text: string } };
 
+/**
+ * A prompt's message that embeds database text (a schema, a table, statements): `lead`, then `data`, then
+ * `after`. `prompts/get` cuts `data` to the token budget and fences it (methods.ts), on the path every
+ * answer takes.
+ */
+export type PromptDataMessage = { role: 'user'; lead: string; data: string; after?: string };
+
 export type Prompt = {
   name: string;
   title: string;
@@ -90,7 +97,7 @@ export type Prompt = {
   render(
     args: Record<string, string>,
     ctx: CallContext,
-  ): Promise<{ description: string; messages: PromptMessage[] }>;
+  ): Promise<{ description: string; messages: (PromptMessage | PromptDataMessage)[] }>;
 };
 
 export type CapabilityModules = {

@@ -203,6 +203,17 @@ export const RESULTS = frozen({
   maxParams: 1_000,
   defaultTimeoutSeconds: 30,
   maxTimeoutSeconds: 300,
+  /**
+   * `max_tokens`: what an answer's text may take, in o200k_base tokens (issue 30): the default, the least
+   * and the cap (under the 25,000 past which Claude Code refuses a tool's output). Counting yields the
+   * event loop after `tokenSliceMs` of work.
+   */
+  defaultTokens: 8_000,
+  minTokens: 500,
+  capTokens: 20_000,
+  tokenSliceMs: 10,
+  /** Chosen: random bytes of an answer's data fence (`<data-…>`), drawn per answer (64 bits). */
+  fenceBytes: 8,
   /** Chosen: a PostgreSQL row message larger than this ends the statement before it is buffered. */
   maxPostgresRowBytes: 32 * MIB,
   /**

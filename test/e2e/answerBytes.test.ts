@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toResultSet } from '../../src/capabilities/resultSet.js';
 import { resultText } from '../../src/capabilities/resultText.js';
+import { fenced } from '../../src/capabilities/dataFence.js';
+import { rowsCutNote } from '../../src/capabilities/cutNote.js';
 import { RESULTS } from '../../src/core/contract.js';
 import { expectToolSuccess } from '../helpers/rpcAssertions.js';
 import type { Engine } from '../../src/db/database.js';
@@ -106,10 +108,12 @@ describe.each(engines)('max_bytes bounds the whole answer on %s', (engine) => {
   });
 });
 
-it('the fixed fields of an answer, at their largest, stay within RESULTS.answerFieldsBytes', () => {
+it('the fixed fields of an answer, at their largest, with its fence and note, stay within RESULTS.answerFieldsBytes', () => {
   const set = { columns: [], rows: [], truncated: true, truncatedBy: 'max_bytes' as const, cellsCut: 100_000, columnsLeftOut: 5_000, valuesAsText: 100_000, rowsAffected: Number.MAX_SAFE_INTEGER };
   const structured = toResultSet(set, 'destructive', 330_000.25);
   const serverInfo = { name: 'sluice', version: '100.100.100-beta.100' };
-  const answer = { content: [{ type: 'text', text: resultText(structured) }], structuredContent: structured, isError: false, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo } };
+  // The text as sent at its longest: fenced, and the note of a cut that names a cursor.
+  const text = fenced(resultText(structured), rowsCutNote(RESULTS.maxRows, RESULTS.capTokens, true));
+  const answer = { content: [{ type: 'text', text }], structuredContent: structured, isError: false, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo } };
   expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(RESULTS.answerFieldsBytes);
 });

@@ -18,7 +18,8 @@ const CUT = /…\[cut: \d+ characters in all\]$/;
 describe.runIf(servers.includes('postgres'))('deep and long json on postgres', () => {
   let app: TestApp;
   let dispose: () => Promise<void>;
-  const query = async (sql: string) => expectToolSuccess(await callTool(app, 'execute_query', { connection_id: 'db', sql }));
+  // The token budget at its cap: a 64 KiB value is about 8,100 tokens, and these are the byte limits' cases.
+  const query = async (sql: string) => expectToolSuccess(await callTool(app, 'execute_query', { connection_id: 'db', sql, max_tokens: RESULTS.capTokens }));
 
   beforeAll(async () => {
     ({ app, dispose } = await startFixtureApp('postgres'));
@@ -64,7 +65,7 @@ describe.runIf(servers.includes('mysql'))('long JSON on MariaDB', () => {
   });
 
   it('a JSON value is JSON; one longer than a value may be is its text, cut and marked', async () => {
-    const result = expectToolSuccess(await callTool(app, 'execute_query', { connection_id: 'db', sql: 'SELECT id, doc FROM docs ORDER BY id' }));
+    const result = expectToolSuccess(await callTool(app, 'execute_query', { connection_id: 'db', sql: 'SELECT id, doc FROM docs ORDER BY id', max_tokens: RESULTS.capTokens }));
     expect(result.rows[0]).toEqual([1, { a: [1, { b: null }] }]);
     expect(result.rows[1][1]).toMatch(/^\["x+…\[cut: \d+ characters in all\]$/);
     expect(result).toMatchObject({ values_as_text: 1, cells_truncated: 1 });

@@ -8,6 +8,7 @@ import { skipListed } from '../helpers/duckdbSkips.js';
 import { availableEngines, type EngineFixture, startFixtureApp, type FixtureApp } from '../helpers/engines.js';
 import { expectModernSuccess, expectRpcError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { unfenced } from '../helpers/dataFence.js';
 
 /**
  * The prompts of issue 19, item 4 (data_quality_audit, propose_indexes, summarize_query_history) on
@@ -98,7 +99,7 @@ describe.each(engines)('prompts and completion on %s', (engine) => {
 
   it('summarize_query_history renders the history newest first, one line each, up to limit', async () => {
     expect((await render('summarize_query_history', {})).text).toMatch(
-      /The 0 most recent statements[^\n]*:\n\n\(no statement has run through Sluice on this connection since it started\)$/,
+      /The 0 most recent statements[^\n]*:\n\n<(data-[0-9a-f]{16})>\n\(no statement has run through Sluice on this connection since it started\)\n<\/\1>$/,
     );
     const run = (sql: string) => callTool(app, 'execute_query', { connection_id: 'db', sql });
     expectToolSuccess(await run('SELECT count(*)\nFROM   books'));
@@ -106,7 +107,7 @@ describe.each(engines)('prompts and completion on %s', (engine) => {
     const { description, text } = await render('summarize_query_history', {});
     expect(description).toBe('The recent query history of Fixture');
     expect(text).toContain('the slowest statements, and the failing ones');
-    const lines = text.split('\n\n').at(-1)!.split('\n');
+    const lines = unfenced(text.slice(text.indexOf('<data-'))).split('\n');
     expect(lines).toEqual([
       expect.stringMatching(/^- \d{4}-\d\d-\d\dT\S+ read success \d+ ms 3 rows: SELECT name FROM authors$/),
       expect.stringMatching(/^- \S+ read success \d+ ms 1 rows: SELECT count\(\*\) FROM books$/),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcp, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { unfenced } from '../helpers/dataFence.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -11,9 +12,9 @@ async function read(uri: string) {
   const res = await mcp(app, 'resources/read', { uri });
   expect(res.status, uri).toBe(200);
   const [content] = res.json.result.contents;
-  expect(content).toMatchObject({ uri, mimeType: 'application/json' });
+  expect(content).toMatchObject({ uri, mimeType: 'text/plain' });
   return {
-    body: JSON.parse(content.text),
+    body: JSON.parse(unfenced(content.text)),
     ttlMs: res.json.result.ttlMs,
     cacheScope: res.json.result.cacheScope,
   };

@@ -8,6 +8,7 @@ import { skipListed } from '../helpers/duckdbSkips.js';
 import { availableEngines, createFixture, type EngineFixture } from '../helpers/engines.js';
 import { expectModernSuccess, expectRpcError, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { unfenced } from '../helpers/dataFence.js';
 
 /**
  * The per-connection resources (issue 19, item 4) on each engine: the connection's databases and
@@ -26,8 +27,8 @@ describe.each(engines)('per-connection resources on %s', (engine) => {
   const read = async (uri: string) => {
     const result = expectModernSuccess(await mcp(app, 'resources/read', { uri }, { headers }));
     expect(result.contents).toHaveLength(1);
-    expect(result.contents[0]).toEqual({ uri, mimeType: 'application/json', text: expect.any(String) });
-    return { body: JSON.parse(result.contents[0].text), ttlMs: result.ttlMs, cacheScope: result.cacheScope };
+    expect(result.contents[0]).toEqual({ uri, mimeType: 'text/plain', text: expect.any(String) });
+    return { body: JSON.parse(unfenced(result.contents[0].text)), ttlMs: result.ttlMs, cacheScope: result.cacheScope };
   };
   const history = async (query: string) =>
     (await read(`sluice://connections/db/history${query}`)).body.entries as Record<string, unknown>[];

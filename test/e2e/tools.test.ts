@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, mcp, startTestApp, type TestApp } from '../helpers/testApp.js';
 import { resultText } from '../../src/capabilities/resultText.js';
+import { errorText, unfenced } from '../helpers/dataFence.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -14,7 +15,7 @@ async function structured(name: string, args: Record<string, unknown>) {
   expect(res.json.result.isError).toBe(false);
   expect(res.json.result.resultType).toBe('complete');
   // The text is the compact rendering of the structured object.
-  expect(res.json.result.content[0].text).toBe(resultText(res.json.result.structuredContent));
+  expect(unfenced(res.json.result.content[0].text)).toBe(resultText(res.json.result.structuredContent));
   return res.json.result.structuredContent;
 }
 
@@ -23,7 +24,7 @@ async function toolError(name: string, args: Record<string, unknown>) {
   expect(res.status).toBe(200);
   expect(res.json.result).toMatchObject({ isError: true, resultType: 'complete' });
   expect(res.json.result.content).toHaveLength(1);
-  return res.json.result.content[0].text as string;
+  return errorText(res.json.result.content[0].text as string);
 }
 
 describe('catalogue tools on the demo SQLite database', () => {

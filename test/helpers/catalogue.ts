@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { resultText } from '../../src/capabilities/resultText.js';
+import { unfenced } from './dataFence.js';
 
 /** The tool catalogue (decisions.md): its names, and the answers every client sees of it on the demo database. */
 
@@ -69,7 +70,10 @@ export const LIST_CONNECTIONS = { name: 'list_connections', arguments: {} };
 export function expectListConnections(result: ToolResult): void {
   expect(result.isError).toBe(false);
   expect(result.structuredContent).toEqual({ connections: [DEMO_CONNECTION] });
-  expect(result.content).toEqual([{ type: 'text', text: resultText({ connections: [DEMO_CONNECTION] }) }]);
+  const content = result.content as { type: string; text: string }[];
+  expect(content).toHaveLength(1);
+  expect(content[0]!.type).toBe('text');
+  expect(unfenced(content[0]!.text)).toBe(resultText({ connections: [DEMO_CONNECTION] }));
 }
 
 /** `tools/call` of execute_query with a SELECT of the first three genres of demo. */
@@ -104,11 +108,11 @@ export function expectSelectGenres(result: ToolResult): void {
 /** `resources/read` of the connections resource. */
 export const CONNECTIONS_RESOURCE = { uri: 'sluice://connections' };
 
-/** sluice://connections: one JSON content listing the demo connection. */
+/** sluice://connections: one text content, the JSON listing the demo connection inside the data fence. */
 export function expectConnectionsResource(result: { contents: unknown }): void {
-  expect(result.contents).toEqual([
-    { uri: 'sluice://connections', mimeType: 'application/json', text: JSON.stringify({ connections: [DEMO_CONNECTION] }) },
-  ]);
+  const contents = result.contents as { uri: string; mimeType: string; text: string }[];
+  expect(contents).toEqual([{ uri: 'sluice://connections', mimeType: 'text/plain', text: expect.any(String) }]);
+  expect(unfenced(contents[0]!.text)).toBe(JSON.stringify({ connections: [DEMO_CONNECTION] }));
 }
 
 /** `prompts/get` of explain_table for demo.books. */

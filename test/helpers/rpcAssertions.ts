@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { RawResponse } from './testApp.js';
 import { resultText } from '../../src/capabilities/resultText.js';
+import { errorText, unfenced } from './dataFence.js';
 
 /** Assertions on the JSON-RPC answers of the modern protocol: errors, successes, tool results. */
 
@@ -57,11 +58,13 @@ export function expectToolSuccess(res: RawResponse, id: unknown = 1): Record<str
   expect(result.isError).toBe(false);
   expect(result).not.toHaveProperty('ttlMs');
   expect(result).not.toHaveProperty('cacheScope');
-  expect(result.content).toEqual([{ type: 'text', text: resultText(result.structuredContent) }]);
+  expect(result.content).toHaveLength(1);
+  expect(result.content[0].type).toBe('text');
+  expect(unfenced(result.content[0].text)).toBe(resultText(result.structuredContent));
   return result.structuredContent;
 }
 
-/** Asserts a tool error (contract, "Tool errors"): one text item starting `<code>: `; returns the text. */
+/** Asserts a tool error (contract, "Tool errors"): one text item starting `<code>: `; returns the text, a database's message out of its fence. */
 export function expectToolError(res: RawResponse, code: string, id: unknown = 1): string {
   const result = expectModernSuccess(res, id);
   expect(result.isError).toBe(true);
@@ -69,5 +72,5 @@ export function expectToolError(res: RawResponse, code: string, id: unknown = 1)
   expect(result.content).toHaveLength(1);
   expect(result.content[0].type).toBe('text');
   expect(result.content[0].text.startsWith(`${code}: `)).toBe(true);
-  return result.content[0].text as string;
+  return errorText(result.content[0].text as string);
 }

@@ -34,8 +34,8 @@ export const dataQualityAudit: Prompt = {
             '2. duplicates on candidate keys: the primary key, unique indexes, and columns that look like natural keys;\n' +
             '3. orphaned foreign keys: values with no matching row in the referenced table;\n' +
             '4. out-of-range values: negative amounts, implausible dates, values outside a column’s evident domain.\n' +
-            'Use read-only SQL only (execute_query, count_rows, browse_table), with aggregates (COUNT, GROUP BY … HAVING) rather than reading every row. Report each finding with the query that found it and how many rows it affects. Its definition:\n\n' +
-            tableText(table),
+            'Use read-only SQL only (execute_query, count_rows, browse_table), with aggregates (COUNT, GROUP BY … HAVING) rather than reading every row. Report each finding with the query that found it and how many rows it affects. Its definition:\n\n',
+          tableText(table),
         ),
       ],
     };

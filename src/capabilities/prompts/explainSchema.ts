@@ -19,7 +19,8 @@ export const explainSchema: Prompt = {
       description: `The schema of ${connection.name}`,
       messages: [
         userText(
-          `Explain the ${ENGINE_NAMES[db.engine]} database "${connection.name}" (connection_id ${connection.id}) in plain language: the entities it models, how the tables relate through their foreign keys, and which tables to start from for common questions. Its live schema:\n\n${text}`,
+          `Explain the ${ENGINE_NAMES[db.engine]} database "${connection.name}" (connection_id ${connection.id}) in plain language: the entities it models, how the tables relate through their foreign keys, and which tables to start from for common questions. Its live schema:\n\n`,
+          text,
         ),
       ],
     };

@@ -19,7 +19,9 @@ export const explainTable: Prompt = {
       description: `The table ${table.name} of ${connection.name}`,
       messages: [
         userText(
-          `Explain the ${table.type} "${table.name}" of the ${ENGINE_NAMES[db.engine]} database "${connection.name}" (connection_id ${connection.id}): what one row represents, what each column holds, and how it relates to other tables. Its definition:\n\n${tableText(table)}\n\nUse browse_table or execute_query for a few sample rows if that helps.`,
+          `Explain the ${table.type} "${table.name}" of the ${ENGINE_NAMES[db.engine]} database "${connection.name}" (connection_id ${connection.id}): what one row represents, what each column holds, and how it relates to other tables. Its definition:\n\n`,
+          tableText(table),
+          '\n\nUse browse_table or execute_query for a few sample rows if that helps.',
         ),
       ],
     };

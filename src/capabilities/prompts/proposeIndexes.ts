@@ -28,7 +28,8 @@ export const proposeIndexes: Prompt = {
       description: `Index proposals for ${connection.name}`,
       messages: [
         userText(
-          `Propose indexes for ${scope} in the ${ENGINE_NAMES[db.engine]} database "${connection.name}" (connection_id ${connection.id}). ${statement}Look for foreign keys and frequent filters or sorts without an index, and for indexes that duplicate another. The index_advice tool suggests indexes for a statement and list_indexes shows the existing ones in full. Give each proposal as a CREATE INDEX statement with its reason and its cost on writes; do not run them: the user reviews them first. Existing tables, foreign keys and indexes:\n\n${text}`,
+          `Propose indexes for ${scope} in the ${ENGINE_NAMES[db.engine]} database "${connection.name}" (connection_id ${connection.id}). ${statement}Look for foreign keys and frequent filters or sorts without an index, and for indexes that duplicate another. The index_advice tool suggests indexes for a statement and list_indexes shows the existing ones in full. Give each proposal as a CREATE INDEX statement with its reason and its cost on writes; do not run them: the user reviews them first. Existing tables, foreign keys and indexes:\n\n`,
+          text,
         ),
       ],
     };

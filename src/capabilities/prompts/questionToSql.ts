@@ -18,7 +18,8 @@ export const questionToSql: Prompt = {
       description: `SQL for a question about ${connection.name}`,
       messages: [
         userText(
-          `Write one read-only ${ENGINE_NAMES[db.engine]} SQL query against "${connection.name}" (connection_id ${connection.id}) that answers:\n\n${args.question}\n\nUse only the tables and columns below, qualify ambiguous columns, and explain the query briefly. Run it with execute_query if asked. Schema:\n\n${text}`,
+          `Write one read-only ${ENGINE_NAMES[db.engine]} SQL query against "${connection.name}" (connection_id ${connection.id}) that answers:\n\n${args.question}\n\nUse only the tables and columns below, qualify ambiguous columns, and explain the query briefly. Run it with execute_query if asked. Schema:\n\n`,
+          text,
         ),
       ],
     };

@@ -18,7 +18,8 @@ export const reviewQuery: Prompt = {
       description: `Review of a statement for ${connection.name}`,
       messages: [
         userText(
-          `Review this ${ENGINE_NAMES[db.engine]} statement for "${connection.name}" (connection_id ${connection.id}). Check that it is correct against the schema, point out performance problems (use explain_query to see the plan), and flag anything that writes or could lose data.\n\n\`\`\`sql\n${args.sql}\n\`\`\`\n\nSchema:\n\n${text}`,
+          `Review this ${ENGINE_NAMES[db.engine]} statement for "${connection.name}" (connection_id ${connection.id}). Check that it is correct against the schema, point out performance problems (use explain_query to see the plan), and flag anything that writes or could lose data.\n\n\`\`\`sql\n${args.sql}\n\`\`\`\n\nSchema:\n\n`,
+          text,
         ),
       ],
     };

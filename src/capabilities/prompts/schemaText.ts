@@ -1,5 +1,6 @@
 import type { Database, TableDescription } from '../../db/database.js';
 import { describeOrFail } from '../connectionArgs.js';
+import type { PromptDataMessage } from '../types.js';
 
 export function tableText(t: TableDescription): string {
   const columns = t.columns.map((c) => {
@@ -37,7 +38,10 @@ export async function schemaText(
   return parts.length ? parts.join('\n\n') : '(no tables)';
 }
 
-export const userText = (text: string) => ({
-  role: 'user' as const,
-  content: { type: 'text' as const, text },
+/** A user message of `lead`, the database text `data` (fenced and cut by prompts/get), and `after`. */
+export const userText = (lead: string, data: string, after?: string): PromptDataMessage => ({
+  role: 'user',
+  lead,
+  data,
+  ...(after === undefined ? {} : { after }),
 });

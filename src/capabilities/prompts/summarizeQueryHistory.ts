@@ -36,7 +36,8 @@ export const summarizeQueryHistory: Prompt = {
       description: `The recent query history of ${connection.name}`,
       messages: [
         userText(
-          `Summarize the recent query history of the ${ENGINE_NAMES[db.engine]} database "${connection.name}" (connection_id ${connection.id}): the patterns (which tables and kinds of statement recur), the slowest statements, and the failing ones with their likely cause. Where an index or a rewrite would help, say which (explain_query and index_advice can check). The ${entries.length} most recent statements, newest first (time, kind, outcome, duration, rows, text):\n\n${text}`,
+          `Summarize the recent query history of the ${ENGINE_NAMES[db.engine]} database "${connection.name}" (connection_id ${connection.id}): the patterns (which tables and kinds of statement recur), the slowest statements, and the failing ones with their likely cause. Where an index or a rewrite would help, say which (explain_query and index_advice can check). The ${entries.length} most recent statements, newest first (time, kind, outcome, duration, rows, text):\n\n`,
+          text,
         ),
       ],
     };

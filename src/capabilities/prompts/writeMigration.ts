@@ -18,7 +18,8 @@ export const writeMigration: Prompt = {
       description: `A migration for ${connection.name}`,
       messages: [
         userText(
-          `Draft a ${ENGINE_NAMES[db.engine]} migration for "${connection.name}" (connection_id ${connection.id}) that makes this change:\n\n${args.change}\n\nGive the up and the down statements, keep existing data, respect the foreign keys, and do not run anything: the user reviews it first. Current schema:\n\n${text}`,
+          `Draft a ${ENGINE_NAMES[db.engine]} migration for "${connection.name}" (connection_id ${connection.id}) that makes this change:\n\n${args.change}\n\nGive the up and the down statements, keep existing data, respect the foreign keys, and do not run anything: the user reviews it first. Current schema:\n\n`,
+          text,
         ),
       ],
     };

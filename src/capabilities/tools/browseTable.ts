@@ -8,6 +8,7 @@ import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { maxBytesProperty, resultSetSchema, toResultSet } from '../resultSet.js';
 import { cursorProperty, type ReadAnswer, readHeld, readOn, withCursor } from '../readOn.js';
+import { maxTokensProperty } from '../tokenBudget.js';
 import { type CallContext, defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
@@ -78,6 +79,7 @@ export const browseTable = defineTool({
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
     offset: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
     max_bytes: maxBytesProperty,
+    max_tokens: maxTokensProperty,
     cursor: cursorProperty,
   }),
   outputSchema: resultSetSchema,

@@ -4,6 +4,7 @@ import { onConnection, useConnection } from '../connectionArgs.js';
 import { resultSetSchema } from '../resultSet.js';
 import { runStatement } from '../runStatement.js';
 import { sqlProperty } from '../statementArgs.js';
+import { maxTokensProperty } from '../tokenBudget.js';
 import { defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
 
@@ -14,6 +15,7 @@ export const confirmDestructiveOperation = defineTool({
     'The only way to run DROP, TRUNCATE or DELETE without WHERE. Needs the admin scope and the user’s explicit confirmation of the exact statement.',
   inputSchema: onConnection({
     sql: { ...sqlProperty, description: 'Exactly one destructive statement.' },
+    max_tokens: maxTokensProperty,
   }, ['sql']),
   outputSchema: resultSetSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

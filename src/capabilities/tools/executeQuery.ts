@@ -5,6 +5,7 @@ import { onConnection, useConnection } from '../connectionArgs.js';
 import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
 import { cursorProperty, readOn, refuseBesideCursor } from '../readOn.js';
 import { runStatement } from '../runStatement.js';
+import { maxTokensProperty } from '../tokenBudget.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
 import { defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
@@ -20,6 +21,7 @@ export const executeQuery = defineTool({
     params: paramsProperty,
     max_rows: { type: 'integer', minimum: 1, maximum: RESULTS.maxRows, default: RESULTS.defaultRows },
     max_bytes: maxBytesProperty,
+    max_tokens: maxTokensProperty,
     timeout_seconds: timeoutSecondsProperty,
   }),
   outputSchema: resultSetSchema,
