@@ -52,6 +52,12 @@ export const TRANSPORT = frozen({
   shutdownGraceMs: SECOND,
   /** How long a refused upload still arriving is read (and discarded) before the socket closes. */
   refusedUploadDrainMs: SECOND,
+  /**
+   * Chosen: a response body longer than this many characters is encoded to UTF-8 and written this many
+   * characters (at most three times as many bytes) a turn apart, waiting for the socket to drain: a
+   * 16 MiB answer encoded and written in one turn held the event loop up to 254 ms (docs/performance.md).
+   */
+  responsePieceChars: 256 * KIB,
 });
 
 /** Per-token limits (contract, "Rate limits"; decisions.md). */
@@ -210,6 +216,11 @@ export const RESULTS = frozen({
   fenceBytes: 8,
   /** Chosen: a PostgreSQL row message larger than this ends the statement before it is buffered. */
   maxPostgresRowBytes: 32 * MIB,
+  /**
+   * Chosen: a database server's answer rows are serialised, as JSON and as the lines of the result's
+   * text, about this many characters of JSON a turn (db/results/answerRows.ts).
+   */
+  answerBatchChars: 256 * KIB,
 });
 
 /**

@@ -92,7 +92,7 @@ export type HeldRead = {
 };
 
 /** One page of a held read; `more` when rows were left out of it (not only columns or cut values). */
-export type HeldPage = { result: ResultSet; more: boolean };
+export type HeldPage = { result: ResultSet<Rows>; more: boolean };
 
 /** A read's first page and, when rows were left out of it, the rest of the read, held. */
 export type HeldResult = { result: ResultSet<Rows>; rest?: HeldRead };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { childOf, heldReadId, type Supervisor } from '../../machines/supervisor.js';
-import type { HeldRead, PageOptions, ResultSet } from '../db/database.js';
+import type { HeldRead, PageOptions, ResultSet, Rows } from '../db/database.js';
 import { TextSeal } from '../protocol/textSeal.js';
 import { ActorKeys } from './actorKeys.js';
 import type { AppClock } from '../core/clock.js';
@@ -11,7 +11,7 @@ import { ToolError } from '../core/errors.js';
 export type CursorScope = { principalId: string; connectionKey: string; tool: string };
 
 /** A page read on with a cursor, and the cursor of the page after it when rows remain. */
-export type ReadOn = { result: ResultSet; nextCursor?: string };
+export type ReadOn = { result: ResultSet<Rows>; nextCursor?: string };
 
 type Held = CursorScope & {
   key: string;

@@ -13,10 +13,12 @@ import { tokenize } from '../../../sql/tokens.js';
 import { RowBudget } from '../../results/resultBudget.js';
 import { jsonValue } from '../../results/jsonText.js';
 import { RowPages } from '../../results/rowPages.js';
+import { TurnPacing } from '../../results/turnPacing.js';
 import { assertParses, type CatalogName } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../../reach/tlsSettings.js';
 import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
+import { nextTurn } from '../../../core/nextTurn.js';
 import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
 
@@ -413,6 +415,7 @@ class BudgetedRows {
   readonly #budget: RowBudget;
   readonly #describe: (fields: pg.FieldDef[]) => Promise<Column[]>;
   readonly #rows: unknown[][] = [];
+  readonly #pacing: TurnPacing;
   #columns: Column[] | undefined;
   #truncatedBy: 'max_rows' | 'max_bytes' | undefined;
 
@@ -420,6 +423,7 @@ class BudgetedRows {
   constructor(options: StatementOptions, describe: (fields: pg.FieldDef[]) => Promise<Column[]>) {
     this.#options = options;
     this.#budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+    this.#pacing = new TurnPacing(this.#budget);
     this.#describe = describe;
   }
 
@@ -461,6 +465,7 @@ class BudgetedRows {
         if (this.#budget.take(values)) this.#rows.push(values);
         else this.#truncatedBy = 'max_bytes';
       }
+      if (this.#pacing.due()) await nextTurn();
     }
     if (dropped > 0) this.#truncatedBy ??= 'max_bytes';
   }

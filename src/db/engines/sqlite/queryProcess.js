@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { URL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { DATABASES } from '../../../core/contract.js';
+import { DATABASES, RESULTS } from '../../../core/contract.js';
 import { blobHex, RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
 import { rowText } from '../../results/valueText.js';
@@ -127,7 +127,10 @@ function wireRow(values, cellLimit) {
   return blobsCut;
 }
 
-/** Rows sent ahead as JSON while the statement still runs, so that copying them overlaps the query. */
+/**
+ * Rows sent ahead as JSON while the statement still runs, so that copying them overlaps the query: this
+ * many, or fewer that use `RESULTS.answerBatchChars` of the budget (the server parses each message in one turn).
+ */
 const CHUNK_ROWS = 1_000;
 
 /**
@@ -168,6 +171,8 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
   /** @type {string[]} */
   let lines = [];
   let count = 0;
+  /** The budget used when the chunk being filled began. */
+  let chunkStart = budget.used;
   /** @type {'max_rows' | 'max_bytes' | undefined} */
   let truncatedBy;
   for (const row of stmt.raw(true).iterate(...params)) {
@@ -187,10 +192,11 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
     count += 1;
     if (rowsAs !== 'json') continue;
     lines.push(rowText(values));
-    if (rows.length === CHUNK_ROWS) {
+    if (rows.length === CHUNK_ROWS || budget.used - chunkStart >= RESULTS.answerBatchChars) {
       send({ id, rowsChunk: JSON.stringify(rows), linesChunk: escapedLines(lines) });
       rows = [];
       lines = [];
+      chunkStart = budget.used;
     }
   }
   const truncation = budget.outcome(truncatedBy);
