@@ -1,6 +1,6 @@
 import type { Database, PageOptions, ReadOptions, ResultSet, Rows } from '../db/database.js';
 import type { CursorScope } from '../runtime/heldReads.js';
-import { ToolError } from '../core/errors.js';
+import { invalidParams, ToolError } from '../core/errors.js';
 import { RESULT_CURSORS } from '../core/contract.js';
 import { fromDriverError } from './dbErrors.js';
 import { toResultSet } from './resultSet.js';
@@ -51,3 +51,7 @@ export const withCursor = (structured: ReturnType<typeof toResultSet>, nextCurso
 export function refuseBesideCursor(argument: string, given: boolean): void {
   if (given) throw new ToolError('invalid_argument', `${argument} belongs to the statement the cursor reads on: leave it out beside cursor`);
 }
+
+/** `-32602` for a tool's required argument that only a cursor may stand in for, as a missing one gets. */
+export const requiredUnlessCursor = (name: string) =>
+  invalidParams(`Invalid arguments: arguments.${name} is required (or cursor, to read on from a cut answer)`, { path: `arguments.${name}` });

@@ -7,7 +7,7 @@ import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnect
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { maxBytesProperty, resultSetSchema, toResultSet } from '../resultSet.js';
-import { cursorProperty, type ReadAnswer, readHeld, readOn, withCursor } from '../readOn.js';
+import { cursorProperty, type ReadAnswer, readHeld, readOn, requiredUnlessCursor, withCursor } from '../readOn.js';
 import { maxTokensProperty } from '../tokenBudget.js';
 import { type CallContext, defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
@@ -86,6 +86,7 @@ export const browseTable = defineTool({
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
+    if (args.table === undefined && args.cursor === undefined) throw requiredUnlessCursor('table');
     const { db, key, privacy } = useConnection(ctx, args.connection_id, args.database);
     const heldFor = { principalId: ctx.principal.id, connectionKey: key, tool: 'browse_table' };
     const limit = args.limit ?? 50;
@@ -96,7 +97,7 @@ export const browseTable = defineTool({
       privacy.refuseReadOn();
       return readOn(ctx, heldFor, args.cursor, selection, options);
     }
-    if (args.table === undefined || selection === undefined) throw new ToolError('invalid_argument', 'table is required (or cursor, to read on from a cut answer)');
+    if (args.table === undefined || selection === undefined) throw requiredUnlessCursor('table');
     const request = await browseRequest(db, { ...args, table: args.table }, ctx.signal);
     const mask = privacy.table(request.filters.map((f) => f.column), request.orderBy.map((s) => s.column));
     const started = performance.now();

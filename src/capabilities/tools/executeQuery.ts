@@ -3,7 +3,7 @@ import { classifyStatement } from '../../sql/classify.js';
 import { ToolError } from '../../core/errors.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
-import { cursorProperty, readOn, refuseBesideCursor } from '../readOn.js';
+import { cursorProperty, readOn, refuseBesideCursor, requiredUnlessCursor } from '../readOn.js';
 import { runStatement } from '../runStatement.js';
 import { maxTokensProperty } from '../tokenBudget.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
@@ -28,6 +28,7 @@ export const executeQuery = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   scopes: [],
   async run(args, ctx) {
+    if (args.sql === undefined && args.cursor === undefined) throw requiredUnlessCursor('sql');
     ctx.progress(0, 1, 'Checking the statement');
     const { connection, db, key, privacy } = useConnection(ctx, args.connection_id, args.database);
     const heldFor = { principalId: ctx.principal.id, connectionKey: key, tool: 'execute_query' };
@@ -39,7 +40,7 @@ export const executeQuery = defineTool({
       privacy.refuseReadOn();
       return readOn(ctx, heldFor, args.cursor, args.sql, { maxRows, maxBytes, timeoutMs, signal: ctx.signal });
     }
-    if (args.sql === undefined) throw new ToolError('invalid_argument', 'sql is required (or cursor, to read on from a cut answer)');
+    if (args.sql === undefined) throw requiredUnlessCursor('sql');
     checkSqlSize(args.sql);
     const { kind, reason } = classifyStatement(args.sql, db.engine);
     if (kind === 'destructive') {
