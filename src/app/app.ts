@@ -1,3 +1,4 @@
+import { maskingKey } from '../platform/maskingKey.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIVITY_FILE, ActivityLog, type ActivityEntry } from '../activity/activityLog.js';
@@ -172,7 +173,7 @@ async function openStores(options: AppOptions): Promise<Stores> {
   const config = loadOrCreateConfig(dataDir, secrets);
   const sqlite = new SqliteProcessPool({ ...sqlitePoolSettings(process.env), ...options.sqlitePool }, clock);
   const ssh = sshPlaces(dataDir, options.sshHome);
-  const catalog = new ConnectionCatalog(config.connections, clock, ssh, sqlite);
+  const catalog = new ConnectionCatalog(config.connections, clock, ssh, sqlite, maskingKey(dataDir));
   const registry = new CapabilityRegistry(builtinCapabilities, ...(options.extraCapabilities ?? []));
   const tokens = TokenStore.open(join(dataDir, TOKENS_FILE), secrets);
   // Said once both files are read, so that a broken one is the first line a person sees.

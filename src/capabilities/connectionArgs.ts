@@ -4,6 +4,7 @@ import { canUseConnection, forbidden } from '../auth/access.js';
 import type { Database, TableDescription } from '../db/database.js';
 import { controlCharacterIn } from '../core/controlCharacters.js';
 import { ToolError } from '../core/errors.js';
+import { type PrivateColumns, privateColumns } from './privateColumns.js';
 import type { Schema } from './schema.js';
 import type { CallContext } from './types.js';
 
@@ -82,13 +83,14 @@ export function refuseControlCharacters(argument: string, value: string): void {
  * connection option, is checked here first, before any driver or pool is touched. Unknown ids are
  * `not_found`; a connection hidden from the caller (outside its allowlist, external access blocked, AI
  * policy never) is refused with `-33007`. `key` names the connection on that database (the pools a
- * held read's session comes from, which its cursor is bound to).
+ * held read's session comes from, which its cursor is bound to); `privacy` guards the connection's
+ * private columns for this caller.
  */
 export function useConnection(
   ctx: CallContext,
   id: string,
   database?: string,
-): { connection: SavedConnection; db: Database; key: string } {
+): { connection: SavedConnection; db: Database; key: string; privacy: PrivateColumns } {
   if (database !== undefined) refuseControlCharacters('database', database);
   const connection = ctx.catalog.get(id);
   if (!connection) throw new ToolError('not_found', `no connection with id "${id}"; call list_connections`);
@@ -99,7 +101,8 @@ export function useConnection(
   // SQLite connections share one pool of query processes, so a token's share is of that pool, not of
   // each file: long statements on two files must not take every process from the other tokens.
   const shareKey = engineModule(connection.engine).sharedPool ? SQLITE_POOL_SHARE : key;
-  return { connection: target, db: ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id), key };
+  const shared = ctx.catalog.shares.forToken(db, shareKey, ctx.principal.id);
+  return { connection: target, db: shared, key, privacy: privateColumns(ctx.principal, target, shared, ctx.catalog.maskingKey) };
 }
 
 export async function describeOrFail(

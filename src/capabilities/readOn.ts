@@ -1,9 +1,10 @@
 import type { Database, PageOptions, ReadOptions, ResultSet, Rows } from '../db/database.js';
 import type { CursorHandOn, CursorScope } from '../runtime/heldReads.js';
 import type { StatementKind } from '../sql/classify.js';
-import { ToolError } from '../core/errors.js';
+import { invalidParams, ToolError } from '../core/errors.js';
 import { RESULT_CURSORS } from '../core/contract.js';
 import { fromDriverError } from './dbErrors.js';
+import type { ResultMask } from './privateColumns.js';
 import { toResultSet } from './resultSet.js';
 import { decidedAnswer, rowsHandedOn, type SizedAnswer, sizedAnswer } from './tokenBudget.js';
 import type { CallContext } from './types.js';
@@ -34,17 +35,19 @@ export const answerOf = (answer: ReadAnswer, kind: StatementKind, executionTimeM
  */
 class PageCut {
   readonly #budget: number;
+  readonly #mask: ResultMask;
   readonly #signal: AbortSignal;
   readonly #started = performance.now();
   #sized: SizedAnswer | undefined;
 
-  constructor(budget: number, signal: AbortSignal) {
+  constructor({ budget, mask }: Sizing, signal: AbortSignal) {
     this.#budget = budget;
+    this.#mask = mask;
     this.#signal = signal;
   }
 
   readonly handOn: CursorHandOn = async (page, more, cursor) => {
-    const structured = toResultSet(page, 'read', performance.now() - this.#started);
+    const structured = toResultSet({ ...page, ...this.#mask(page.columns, page.rows) }, 'read', performance.now() - this.#started);
     let sized = more ? undefined : await sizedAnswer(structured, this.#budget, this.#signal);
     if (sized === undefined || rowsHandedOn(sized) < page.rows.length) sized = await sizedAnswer(withCursor(structured, cursor), this.#budget, this.#signal);
     this.#sized = sized;
@@ -59,9 +62,12 @@ class PageCut {
   }
 }
 
+/** How a read's answer is sized: its token budget (`max_tokens`), and the mask of its private columns, applied first. */
+export type Sizing = { budget: number; mask: ResultMask };
+
 /**
  * Runs one read. Where the engine holds reads (`Database.holdRead`), a read cut by its rows, bytes or
- * tokens (`budget`) stays open behind a cursor for `scope`, its next page starting after the rows the
+ * tokens (`sizing`) stays open behind a cursor for `scope`, its next page starting after the rows the
  * answer holds; `statement` is what a call that reads on may repeat (the SQL, or browse_table's
  * selection). Elsewhere the read runs as always, its text cut on its way out, and its cut answer has no cursor.
  */
@@ -72,10 +78,10 @@ export async function readHeld(
   statement: string,
   sql: string,
   options: ReadOptions,
-  budget: number,
+  sizing: Sizing,
 ): Promise<ReadAnswer> {
   if (!db.holdRead) return { result: await db.read(sql, options) };
-  const cut = new PageCut(budget, ctx.signal);
+  const cut = new PageCut(sizing, ctx.signal);
   const reserved = ctx.heldReads.reserve(scope, statement);
   try {
     const { result, rest } = await db.holdRead(sql, { ...options, handOn: (page, more) => cut.handOn(page, more, reserved.cursor) });
@@ -94,7 +100,8 @@ export async function readHeld(
 export async function readOn(ctx: CallContext, scope: CursorScope, cursor: string, statement: string | undefined, options: PageOptions, budget: number) {
   const started = performance.now();
   ctx.progress(0.3, 1, 'Reading on');
-  const cut = new PageCut(budget, ctx.signal);
+  // No mask: a connection with private columns refuses reading on (PrivateColumns.refuseReadOn).
+  const cut = new PageCut({ budget, mask: (columns, rows) => ({ columns, rows }) }, ctx.signal);
   const page = await ctx.heldReads.next(scope, cursor, statement, options, cut.handOn).catch((error: unknown) => {
     throw fromDriverError(error);
   });
@@ -111,3 +118,7 @@ export const withCursor = (structured: ReturnType<typeof toResultSet>, nextCurso
 export function refuseBesideCursor(argument: string, given: boolean): void {
   if (given) throw new ToolError('invalid_argument', `${argument} belongs to the statement the cursor reads on: leave it out beside cursor`);
 }
+
+/** `-32602` for a tool's required argument that only a cursor may stand in for, as a missing one gets. */
+export const requiredUnlessCursor = (name: string) =>
+  invalidParams(`Invalid arguments: arguments.${name} is required (or cursor, to read on from a cut answer)`, { path: `arguments.${name}` });

@@ -45,7 +45,7 @@ export const resultSetSchema = record(
 export function toResultSet(result: ResultSet<Rows>, kind: StatementKind, executionTimeMs: number) {
   const cellsCut = result.cellsCut ?? 0;
   return {
-    columns: result.columns,
+    columns: result.columns.map(({ name, type }) => ({ name, type })),
     rows: result.rows,
     row_count: result.rows.length,
     rows_affected: result.rowsAffected,

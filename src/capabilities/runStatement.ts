@@ -6,6 +6,7 @@ import { DriverFailure } from '../db/driverFailure.js';
 import type { ConsentDetails } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
 import { exactEffect } from './exactEffect.js';
+import type { PrivateColumns } from './privateColumns.js';
 import { answerOf, readHeld, type ReadAnswer } from './readOn.js';
 import type { CursorScope } from '../runtime/heldReads.js';
 import type { CallContext } from './types.js';
@@ -33,11 +34,11 @@ export type Statement = {
  * A write needs `tools:write`, a connection that allows writes, a statement the engine can parse and
  * prepare (nobody is asked to approve a typo), and the user's consent to this statement.
  */
-async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db: Database, statement: Statement): Promise<void> {
+async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db: Database, privacy: PrivateColumns, statement: Statement): Promise<void> {
   requireScopes(ctx.principal, ['tools:read', 'tools:write']);
   requireWritable(connection);
   await db.check(statement.sql, ctx.signal).catch((error: unknown) => {
-    throw fromDriverError(error);
+    throw fromDriverError(privacy.failure(error, statement.sql));
   });
   await ctx.consent.ask({
     connection,
@@ -46,7 +47,7 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db:
     statementKind: statement.kind,
     statementReason: statement.reason,
     params: statement.params,
-    previewEffect: () => exactEffect(db, statement, ctx.signal),
+    previewEffect: async () => privacy.effect(await exactEffect(db, statement, ctx.signal)),
     ...statement.consent,
   });
 }
@@ -55,10 +56,14 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db:
  * Runs a classified statement: reads at once, writes once authorised. A "read" the engine calls a
  * write is authorised as a write before it runs. A read cut for its size carries a `next_cursor` when
  * the statement asks (`heldFor`) and its engine holds reads; a write never does. Progress 0.3 when it starts, 1 when it is done; the
- * statement goes into the connection's history.
+ * statement goes into the connection's history. Before anything, `privacy` refuses a statement that
+ * would let a private column's value out; it masks the result and redacts a failure.
  */
-export async function runStatement(ctx: CallContext, connection: SavedConnection, db: Database, statement: Statement) {
-  if (statement.kind !== 'read') await authorizeWrite(ctx, connection, db, statement);
+export async function runStatement(ctx: CallContext, connection: SavedConnection, db: Database, privacy: PrivateColumns, statement: Statement) {
+  const mask = await privacy.statement(statement.sql).catch((error: unknown) => {
+    throw fromDriverError(error);
+  });
+  if (statement.kind !== 'read') await authorizeWrite(ctx, connection, db, privacy, statement);
   ctx.progress(0.3, 1, `Running on ${connection.name}`);
   const started = performance.now();
   const options = {
@@ -81,13 +86,13 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   let held: ReadAnswer | undefined;
   const read = async () => {
     if (!statement.heldFor) return db.read(statement.sql, options);
-    held = await readHeld(ctx, db, statement.heldFor, statement.sql, statement.sql, options, statement.maxTokens ?? RESULTS.defaultTokens);
+    held = await readHeld(ctx, db, statement.heldFor, statement.sql, statement.sql, options, { budget: statement.maxTokens ?? RESULTS.defaultTokens, mask });
     return held.result;
   };
   const run = (kind: StatementKind) => (kind === 'read' ? read() : db.write(statement.sql, options));
   const failed = (error: unknown, kind: StatementKind) => {
     record('error', 0, kind);
-    return fromDriverError(error);
+    return fromDriverError(privacy.failure(error, statement.sql));
   };
   let kind = statement.kind;
   let result: ResultSet<Rows>;
@@ -96,7 +101,7 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   } catch (error) {
     if (!(kind === 'read' && error instanceof DriverFailure && error.kind === 'not_read_only')) throw failed(error, kind);
     kind = 'write';
-    await authorizeWrite(ctx, connection, db, { ...statement, kind, reason: 'the database refused to run it as a read' });
+    await authorizeWrite(ctx, connection, db, privacy, { ...statement, kind, reason: 'the database refused to run it as a read' });
     result = await run(kind).catch((writeError: unknown) => {
       throw failed(writeError, 'write');
     });
@@ -104,5 +109,5 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   record('success', result.rows.length, kind);
   if (kind === 'ddl' || kind === 'destructive') ctx.catalog.changes.emit({ type: 'schema', connectionId: connection.id });
   ctx.progress(1, 1, kind === 'read' ? `${result.rows.length} row(s)` : `${result.rowsAffected} row(s) affected`);
-  return answerOf(kind === 'read' && held ? held : { result }, kind, performance.now() - started);
+  return answerOf({ ...(kind === 'read' ? held : undefined), result: { ...result, ...mask(result.columns, result.rows) } }, kind, performance.now() - started);
 }

@@ -55,7 +55,9 @@ export async function sizedAnswer(structured: Record<string, unknown>, budget: n
   if (already) return already;
   const text = resultContentText(structured);
   const reserve = reserveFor(budget);
-  if (Buffer.byteLength(text instanceof RawJson ? text.text : text) + reserve <= budget) return { structured, text };
+  const written = text instanceof RawJson ? text.text : text;
+  // Bytes are at least the characters: a long text is not measured (a 16 MiB answer's would be flattened and scanned in one turn).
+  if (written.length + reserve <= budget && Buffer.byteLength(written) + reserve <= budget) return { structured, text };
   const rows = structured.rows;
   // A result set (resultSet.ts: it has the fields a cut sets); a plan's rows (explain_query) are cut as lines.
   const isResultSet = Array.isArray(structured.columns) && 'row_count' in structured && 'truncated_reason' in structured;

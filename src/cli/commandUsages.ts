@@ -164,6 +164,21 @@ export const COMMAND_USAGES: CommandUsage[] = [
     example: 'sluice connections test shop',
   },
   {
+    command: 'connections mask',
+    synopsis: 'ID (--column PATTERN --action mask|hash|hide | --remove PATTERN | --exempt TOKEN_ID | --unexempt TOKEN_ID | --list [--json])',
+    summary: 'keep columns private from AI clients: masked, hashed or left out of every answer',
+    options: [
+      ['--column PATTERN', 'a column name or a glob with * (*email*, *_ssn, phone*), in every table and view'],
+      ['--action A', 'mask (shape kept: j***@e***.com), hash (h: and a stable keyed hash) or hide (left out)'],
+      ['--remove PATTERN', "drop the pattern's rule"],
+      ['--exempt TOKEN_ID', 'let a token (a person’s own) read the values as they are'],
+      ['--unexempt TOKEN_ID', 'put the token under the policy again'],
+      ['--list', 'show the rules and the exempt tokens'],
+      ['--json', 'as JSON'],
+    ],
+    example: "sluice connections mask shop --column '*email*' --action hash",
+  },
+  {
     command: 'connections trust-host',
     synopsis: 'ID [--replace]',
     summary: "accept the SSH host keys of a connection's tunnel; prints each fingerprint",

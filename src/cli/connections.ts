@@ -5,6 +5,7 @@ import { withAdded } from '../db/connections/connectionEdits.js';
 import { probeConnection } from '../db/connections/connectionProbe.js';
 import { sshPlaces } from '../db/reach/sshTunnel.js';
 import { removeConnection, targetOf, testConnection, updateConnection, usageOf } from './connectionChanges.js';
+import { maskConnection } from './connectionMasks.js';
 import { callControl, isRunning } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { duckdbTargetOf } from './duckdbTarget.js';
@@ -16,7 +17,7 @@ import { checkedNameOption } from './nameOption.js';
 import { UsageError } from './usageError.js';
 import { terminalJson } from './terminalJson.js';
 
-const USAGE = 'usage: sluice connections list|add|update|remove|test (sluice connections --help shows each)';
+const USAGE = 'usage: sluice connections list|add|update|remove|test|mask (sluice connections --help shows each)';
 const edits = { update: updateConnection, remove: removeConnection, test: testConnection };
 
 function table(connections: SavedConnection[]): string {
@@ -24,7 +25,7 @@ function table(connections: SavedConnection[]): string {
   return textTable([['ID', 'NAME', 'ENGINE', 'EXTERNAL ACCESS', 'AI POLICY', 'WHERE'], ...rows]);
 }
 
-/** `sluice connections list|add|update|remove|test`: saved connections; the running application is told at once. */
+/** `sluice connections list|add|update|remove|test|mask`: saved connections; the running application is told at once. */
 export async function connections(argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
   const dataDir = supportDirOf(argv);
@@ -39,6 +40,7 @@ export async function connections(argv: string[]): Promise<void> {
   }
   if (action === 'update' || action === 'remove' || action === 'test') return edits[action](rest, { dataDir, running });
   if (action === 'trust-host') return trustHost(rest, { dataDir, running });
+  if (action === 'mask') return maskConnection(rest, { dataDir, running });
   if (action !== 'add') throw new UsageError(USAGE);
   const { values } = parseArgs({
     args: rest,

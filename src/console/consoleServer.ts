@@ -29,6 +29,7 @@ export const CONSOLE_COMMANDS = [
   'connections.update',
   'connections.remove',
   'connections.test',
+  'connections.mask',
   'server.setEnabled',
   'lockouts.clear',
   'customTools.define',

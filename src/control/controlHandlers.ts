@@ -1,3 +1,4 @@
+import { type PolicyChange, withPolicyChange } from '../db/connections/columnPolicyEdits.js';
 import type { ActivityEntry } from '../activity/activityLog.js';
 import { checkGrant, unknownTools } from '../auth/grant.js';
 import type { Lockout, Lockouts } from '../auth/lockouts.js';
@@ -146,6 +147,14 @@ function connectionCommands(deps: ControlDeps): ControlHandlers {
       save();
       audit({ category: 'admin', action: 'connection.updated', outcome: 'success', connectionId: connection.id, detail: { externalAccess: connection.externalAccess, aiPolicy: connection.aiPolicy } });
       return withoutPassword(connection);
+    },
+    // One change to a connection's private columns (issue 30): in force for the next statement.
+    'connections.mask': async (p) => {
+      const connection = withPolicyChange(catalog.all(), text(p.id, 'id'), p.change as PolicyChange);
+      await catalog.update(connection);
+      save();
+      audit({ category: 'admin', action: 'connection.masking', outcome: 'success', connectionId: connection.id, detail: { rules: connection.columnPolicy?.rules.length ?? 0, exemptTokens: connection.columnPolicy?.exemptTokens.length ?? 0 } });
+      return connection.columnPolicy ?? { rules: [], exemptTokens: [] };
     },
     'connections.test': async (p) => {
       const connection = catalog.get(text(p.id, 'id'));

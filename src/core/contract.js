@@ -52,6 +52,12 @@ export const TRANSPORT = frozen({
   shutdownGraceMs: SECOND,
   /** How long a refused upload still arriving is read (and discarded) before the socket closes. */
   refusedUploadDrainMs: SECOND,
+  /**
+   * Chosen: a response body longer than this many characters is encoded to UTF-8 and written this many
+   * characters (at most three times as many bytes) a turn apart, waiting for the socket to drain: a
+   * 16 MiB answer encoded and written in one turn held the event loop up to 254 ms (docs/performance.md).
+   */
+  responsePieceChars: 256 * KIB,
 });
 
 /** Per-token limits (contract, "Rate limits"; decisions.md). */
@@ -210,6 +216,11 @@ export const RESULTS = frozen({
   fenceBytes: 8,
   /** Chosen: a PostgreSQL row message larger than this ends the statement before it is buffered. */
   maxPostgresRowBytes: 32 * MIB,
+  /**
+   * Chosen: a database server's answer rows are serialised, as JSON and as the lines of the result's
+   * text, about this many characters of JSON a turn (db/results/answerRows.ts).
+   */
+  answerBatchChars: 256 * KIB,
 });
 
 /**
@@ -353,3 +364,10 @@ export const EXPORTS = frozen({
  * own limit on placeholders: SQLite 32,766), and how many rows its consent shows.
  */
 export const INSERTS = frozen({ maxRows: 1_000, maxValues: 30_000, shownRows: 20 });
+
+/**
+ * Private columns (issue 30; capabilities/maskedValues.ts): a hashed value keeps this many hex digits of
+ * its HMAC-SHA-256 (64 bits); masked text keeps its first letter from this many letters and digits on;
+ * a policy holds at most `maxRules` rules and exempts at most `maxExemptTokens` tokens.
+ */
+export const MASKING = frozen({ hashHexDigits: 16, keepFirstFrom: 4, maxRules: 100, maxExemptTokens: 100 });

@@ -1,13 +1,19 @@
 import { RawJson } from '../protocol/rawJson.js';
 import { type Engine, ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
 import type { BrowseRequest } from '../sql/browseSql.js';
+import type { ColumnOrigin } from './connections/columnPolicy.js';
 import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
 
 export type { Engine };
 
 /** What every engine's driver offers the capabilities. Identifiers arrive unquoted; drivers quote them. */
 
-export type Column = { name: string; type: string };
+/**
+ * A result column: its name, the engine's type name and, where the driver says so, its origin: the table
+ * column it is a plain read of (PostgreSQL's table OID and column number, MySQL's original table and name,
+ * SQLite's column metadata). Private columns are recognised by it (capabilities/privateColumns.ts).
+ */
+export type Column = { name: string; type: string; origin?: ColumnOrigin };
 
 /**
  * Rows as JSON text (an array of arrays), serialised where the query ran; `length` counts them. `lines`,
@@ -99,7 +105,7 @@ export type HeldRead = {
 };
 
 /** One page of a held read; `more` when rows remain after those handed on (not only columns or cut values). */
-export type HeldPage = { result: ResultSet; more: boolean };
+export type HeldPage<R extends Rows = Rows> = { result: ResultSet<R>; more: boolean };
 
 /** A read's first page and, when rows remain after those handed on, the rest of the read, held. */
 export type HeldResult = { result: ResultSet<Rows>; rest?: HeldRead };

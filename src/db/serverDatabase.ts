@@ -16,10 +16,12 @@ import {
   type ReadOptions,
   type ResultSet,
   type RowCount,
+  type Rows,
   type TableDescription,
   type TableSummary,
 } from './database.js';
 import { DATABASES, RESULTS } from '../core/contract.js';
+import { answerRows } from './results/answerRows.js';
 import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
 
 export type StatementOptions = {
@@ -55,6 +57,11 @@ const statementOptions = (options: ReadOptions): StatementOptions => ({
   params: options.params ?? [],
   maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
 });
+
+/** A statement's result as the caller asked for its rows: serialised for an answer with `rowsAs: 'json'`. */
+async function forAnswer(result: ResultSet<Rows>, options: ReadOptions): Promise<ResultSet<Rows>> {
+  return options.rowsAs === 'json' ? answerRows(result) : result;
+}
 
 /**
  * What PostgreSQL, MySQL and DuckDB share: statements go to the driver's sessions, and the catalog
@@ -116,8 +123,8 @@ export abstract class ServerDatabase implements Database {
     await (await this.#use()).check(sql, signal);
   }
 
-  async read(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return (await this.#use()).read(sql, statementOptions(options));
+  async read(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
+    return forAnswer(await (await this.#use()).read(sql, statementOptions(options)), options);
   }
 
   async readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead> {
@@ -127,19 +134,20 @@ export abstract class ServerDatabase implements Database {
   /** `Database.holdRead` for an engine whose sessions hold reads (PostgreSQL); else the read whole, with no rest. */
   protected async holdOn(sql: string, options: HoldOptions): Promise<HeldResult> {
     const sessions = await this.#use();
-    if (!sessions.holdRead) return { result: await sessions.read(sql, statementOptions(options)) };
-    return sessions.holdRead(sql, statementOptions(options));
+    if (!sessions.holdRead) return { result: await forAnswer(await sessions.read(sql, statementOptions(options)), options) };
+    const held = await sessions.holdRead(sql, statementOptions(options));
+    return { ...held, result: await forAnswer(held.result, options) };
   }
 
-  async write(sql: string, options: ReadOptions): Promise<ResultSet> {
-    return (await this.#use()).write(sql, statementOptions(options));
+  async write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>> {
+    return forAnswer(await (await this.#use()).write(sql, statementOptions(options)), options);
   }
 
   async rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
     return (await this.#use()).rehearse(plan, signal);
   }
 
-  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet> {
+  browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {
     const { sql, params } = browseSql(request, this.#dialect);
     return this.read(sql, { ...options, params });
   }

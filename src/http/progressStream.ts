@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { toJsonText } from '../protocol/rawJson.js';
+import { toJsonPieces, toJsonText } from '../protocol/rawJson.js';
+import { encodePieces, fitsOnePiece, writePieces } from './piecewiseJson.js';
 import type { JsonRpcResponse } from '../protocol/wire.js';
 import { sendJson } from './respond.js';
 
@@ -50,14 +51,19 @@ export class ProgressStream {
     });
   }
 
-  /** Ends the stream with the response; a refusal before any progress keeps its own HTTP status. */
-  finish(status: number, body: JsonRpcResponse, headers: Record<string, string> = {}): void {
+  /**
+   * Ends the stream with the response; a refusal before any progress keeps its own HTTP status. A large
+   * response's frame is encoded and written a piece at a time, a turn apart (http/piecewiseJson.ts).
+   */
+  async finish(status: number, body: JsonRpcResponse, headers: Record<string, string> = {}): Promise<void> {
     if (!this.#open && status !== 200) {
       sendJson(this.#res, status, body, { ...this.#headers, ...headers });
       return;
     }
     if (!this.#open) this.#start();
-    this.#frame(body);
+    const pieces = ['data: ', ...toJsonPieces(body), '\n\n'];
+    if (fitsOnePiece(pieces)) this.#res.write(pieces.join(''));
+    else if (!(await writePieces(this.#res, await encodePieces(pieces, () => this.#res.destroyed)))) return;
     this.#res.end();
   }
 }

@@ -19,13 +19,13 @@ export function sendJson(
   headers: Record<string, string> = {},
 ): void {
   const text = toJsonText(body);
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-  });
+  res.writeHead(status, jsonHeaders(headers, Buffer.byteLength(text)));
   res.end(text);
+}
+
+/** The head of a JSON answer of `length` bytes. */
+export function jsonHeaders(headers: Record<string, string>, length: number): Record<string, string | number> {
+  return { ...headers, 'content-type': 'application/json', 'content-length': length, 'cache-control': 'no-store' };
 }
 
 /** Errors outside JSON-RPC (Host, Origin, method, path): a small JSON object naming the refusal. */

@@ -22,6 +22,15 @@ let splicing: RawJson[] | undefined;
 
 /** `JSON.stringify(value)`, with each RawJson's text in place of the value. */
 export function toJsonText(value: unknown): string {
+  const pieces = toJsonPieces(value);
+  return pieces.length === 1 ? (pieces[0] as string) : pieces.join('');
+}
+
+/**
+ * `toJsonText(value)` as the pieces it is made of, in order, not joined: the text around the RawJson
+ * values and each one's text, so that a large body is never copied into one string.
+ */
+export function toJsonPieces(value: unknown): string[] {
   const outer = splicing;
   const found: RawJson[] = [];
   splicing = found;
@@ -31,18 +40,18 @@ export function toJsonText(value: unknown): string {
   } finally {
     splicing = outer;
   }
-  if (found.length === 0) return text;
-  // The placeholders appear in the order their values were met: one pass, one join.
-  const parts: string[] = [];
+  if (found.length === 0) return [text];
+  // The placeholders appear in the order their values were met: one pass.
+  const pieces: string[] = [];
   let from = 0;
   for (let i = 0; i < found.length; i++) {
     const placeholder = JSON.stringify(`${MARKER}${i}`);
     const at = text.indexOf(placeholder, from);
     // Not where it should be (a toJSON of the value stringified it on its own): serialise the slow way.
-    if (at < 0) return JSON.stringify(value);
-    parts.push(text.slice(from, at), (found[i] as RawJson).text);
+    if (at < 0) return [JSON.stringify(value)];
+    pieces.push(text.slice(from, at), (found[i] as RawJson).text);
     from = at + placeholder.length;
   }
-  parts.push(text.slice(from));
-  return parts.join('');
+  pieces.push(text.slice(from));
+  return pieces;
 }

@@ -11,7 +11,7 @@ import { ToolError } from '../core/errors.js';
 export type CursorScope = { principalId: string; connectionKey: string; tool: string };
 
 /** A page read on with a cursor, and the cursor of the page after it when rows remain. */
-export type ReadOn = { result: ResultSet; nextCursor?: string };
+export type ReadOn = { result: ResultSet<Rows>; nextCursor?: string };
 
 /**
  * How many of a page's rows its reader hands on, told the cursor the answer would carry if rows remain

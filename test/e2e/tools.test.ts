@@ -270,6 +270,8 @@ describe('scope and argument refusals', () => {
       ['list_tables', { connection_id: 'demo', colour: 'red' }],
       ['execute_query', { connection_id: 'demo', sql: 'SELECT 1', max_rows: 10_001 }],
       ['execute_query', { connection_id: 'demo', sql: 'SELECT 1', timeout_seconds: 0 }],
+      ['execute_query', { connection_id: 'demo' }],
+      ['browse_table', { connection_id: 'demo', limit: 5 }],
       [
         'browse_table',
         { connection_id: 'demo', table: 'books', filters: [{ column: 'id', op: 'regexp', value: 1 }] },

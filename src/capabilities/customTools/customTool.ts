@@ -54,11 +54,11 @@ export function customTool(definition: ToolDefinition): Tool {
     connectionId: definition.connection,
     async run(args, ctx) {
       ctx.progress(0, 1, 'Checking the statement');
-      const { connection, db } = useConnection(ctx, definition.connection);
+      const { connection, db, privacy } = useConnection(ctx, definition.connection);
       const { bound, kind, reason } = prepare(db.engine);
       // Checked when the file was read; a connection since moved to another engine could read it otherwise.
       if (kind === 'destructive' || (read && kind !== 'read')) throw new ToolError('unsupported', `${definition.name}'s statement is now classified ${kind}`);
-      return runStatement(ctx, connection, db, {
+      return runStatement(ctx, connection, db, privacy, {
         tool: definition.name,
         sql: bound.sql,
         kind,

@@ -27,8 +27,8 @@ export const summarizeQueryHistory: Prompt = {
     },
   ],
   async render(args, ctx) {
-    const { connection, db } = useConnection(ctx, args.connection_id as string);
-    const entries = ctx.history.recent(connection.id, historyFilter({ limit: args.limit }));
+    const { connection, db, privacy } = useConnection(ctx, args.connection_id as string);
+    const entries = ctx.history.recent(connection.id, historyFilter({ limit: args.limit }), privacy.statementText);
     const text = entries.length
       ? entries.map(entryLine).join('\n')
       : '(no statement has run through Sluice on this connection since it started)';

@@ -17,7 +17,7 @@ export const historyResource: ResourceFamily = {
   match: (uri) => matchConnectionUri(uri, ['{connection_id}', 'history'], ['limit', 'search', 'kind', 'outcome']),
   list: async (ctx) => perConnection(ctx, 'history', 'history', (name) => `Recent statements on ${name}.`),
   async read({ connection_id, ...filter }, ctx) {
-    const { connection } = useConnection(ctx, connection_id as string);
-    return { entries: ctx.history.recent(connection.id, historyFilter(filter)) };
+    const { connection, privacy } = useConnection(ctx, connection_id as string);
+    return { entries: ctx.history.recent(connection.id, historyFilter(filter), privacy.statementText) };
   },
 };

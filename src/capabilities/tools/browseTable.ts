@@ -1,13 +1,14 @@
 import type { Database, ReadOptions } from '../../db/database.js';
 import { engineModule } from '../../db/engines/registry.js';
 import type { CursorScope } from '../../runtime/heldReads.js';
+import type { ResultMask } from '../privateColumns.js';
 import { type BrowseRequest, browseSql, type Filter, filterOps } from '../../sql/browseSql.js';
 import { ToolError } from '../../core/errors.js';
 import { describeOrFail, onConnection, schemaProperty, tableProperty, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
-import { answerOf, cursorProperty, type ReadAnswer, readHeld, readOn } from '../readOn.js';
+import { answerOf, cursorProperty, type ReadAnswer, readHeld, readOn, requiredUnlessCursor } from '../readOn.js';
 import { maxTokensProperty, tokenBudgetOf } from '../tokenBudget.js';
 import { type CallContext, defineTool } from '../types.js';
 import { RESULTS } from '../../core/contract.js';
@@ -86,20 +87,26 @@ export const browseTable = defineTool({
   annotations: readOnlyAnnotations,
   scopes: [],
   async run(args, ctx) {
-    const { db, key } = useConnection(ctx, args.connection_id, args.database);
+    if (args.table === undefined && args.cursor === undefined) throw requiredUnlessCursor('table');
+    const { db, key, privacy } = useConnection(ctx, args.connection_id, args.database);
     const heldFor = { principalId: ctx.principal.id, connectionKey: key, tool: 'browse_table' };
     const limit = args.limit ?? 50;
     const options = { maxRows: limit, maxBytes: args.max_bytes ?? RESULTS.defaultBytes, timeoutMs: RESULTS.defaultTimeoutSeconds * 1_000, signal: ctx.signal };
     // What a call reading on may repeat: the selection, as the client gave it.
     const selection = args.table === undefined ? undefined : JSON.stringify([args.schema, args.table, args.columns, args.filters, args.order_by, args.offset]);
-    if (args.cursor !== undefined) return readOn(ctx, heldFor, args.cursor, selection, options, tokenBudgetOf(args));
-    if (args.table === undefined || selection === undefined) throw new ToolError('invalid_argument', 'table is required (or cursor, to read on from a cut answer)');
+    if (args.cursor !== undefined) {
+      privacy.refuseReadOn();
+      return readOn(ctx, heldFor, args.cursor, selection, options, tokenBudgetOf(args));
+    }
+    if (args.table === undefined || selection === undefined) throw requiredUnlessCursor('table');
     const request = await browseRequest(db, { ...args, table: args.table }, ctx.signal);
+    const mask = privacy.table(request.filters.map((f) => f.column), request.orderBy.map((s) => s.column));
     const started = performance.now();
-    const answer = await browsed(ctx, db, request, limit, { ...options, rowsAs: 'json' as const }, { heldFor, selection, budget: tokenBudgetOf(args) }).catch((error: unknown) => {
-      throw fromDriverError(error);
+    const held = privacy.guarded ? undefined : { heldFor, selection, budget: tokenBudgetOf(args), mask };
+    const answer = await browsed(ctx, db, request, limit, { ...options, rowsAs: 'json' as const }, held).catch((error: unknown) => {
+      throw fromDriverError(privacy.failure(error));
     });
-    return answerOf(answer, 'read', performance.now() - started);
+    return answerOf({ ...answer, result: { ...answer.result, ...mask(answer.result.columns, answer.result.rows) } }, 'read', performance.now() - started);
   },
 });
 
@@ -147,9 +154,10 @@ function browsed(
   request: Omit<BrowseRequest, 'limit'>,
   limit: number,
   options: ReadOptions,
-  held: { heldFor: CursorScope; selection: string; budget: number },
+  // Absent on a connection with private columns: a held read's later pages would not pass the mask.
+  held: { heldFor: CursorScope; selection: string; budget: number; mask: ResultMask } | undefined,
 ): Promise<ReadAnswer> {
-  if (!db.holdRead) return db.browse({ ...request, limit: limit + 1 }, options).then((result) => ({ result }));
+  if (!db.holdRead || !held) return db.browse({ ...request, limit: limit + 1 }, options).then((result) => ({ result }));
   const { sql, params } = browseSql({ ...request, limit: Number.MAX_SAFE_INTEGER }, engineModule(db.engine).dialect);
-  return readHeld(ctx, db, held.heldFor, held.selection, sql, { ...options, params }, held.budget);
+  return readHeld(ctx, db, held.heldFor, held.selection, sql, { ...options, params }, held);
 }

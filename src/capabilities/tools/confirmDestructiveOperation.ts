@@ -21,12 +21,12 @@ export const confirmDestructiveOperation = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   scopes: ['tools:write', 'admin'],
   async run(args, ctx) {
-    const { connection, db } = useConnection(ctx, args.connection_id, args.database);
+    const { connection, db, privacy } = useConnection(ctx, args.connection_id, args.database);
     const { kind, reason } = classifyStatement(args.sql, db.engine);
     if (kind !== 'destructive') {
       throw new ToolError('invalid_argument', `this is a ${kind} statement, not a destructive one: use execute_query`);
     }
-    return runStatement(ctx, connection, db, {
+    return runStatement(ctx, connection, db, privacy, {
       tool: 'confirm_destructive_operation',
       sql: args.sql,
       kind,

@@ -3,7 +3,7 @@ import { classifyStatement } from '../../sql/classify.js';
 import { ToolError } from '../../core/errors.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { maxBytesProperty, resultSetSchema } from '../resultSet.js';
-import { cursorProperty, readOn, refuseBesideCursor } from '../readOn.js';
+import { cursorProperty, readOn, refuseBesideCursor, requiredUnlessCursor } from '../readOn.js';
 import { runStatement } from '../runStatement.js';
 import { maxTokensProperty, tokenBudgetOf } from '../tokenBudget.js';
 import { boundValues, checkSqlSize, paramsProperty, sqlProperty, timeoutSecondsProperty } from '../statementArgs.js';
@@ -28,24 +28,26 @@ export const executeQuery = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   scopes: [],
   async run(args, ctx) {
+    if (args.sql === undefined && args.cursor === undefined) throw requiredUnlessCursor('sql');
     ctx.progress(0, 1, 'Checking the statement');
-    const { connection, db, key } = useConnection(ctx, args.connection_id, args.database);
+    const { connection, db, key, privacy } = useConnection(ctx, args.connection_id, args.database);
     const heldFor = { principalId: ctx.principal.id, connectionKey: key, tool: 'execute_query' };
     const maxRows = args.max_rows ?? RESULTS.defaultRows;
     const maxBytes = args.max_bytes ?? RESULTS.defaultBytes;
     const timeoutMs = (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000;
     if (args.cursor !== undefined) {
       refuseBesideCursor('params', args.params !== undefined);
+      privacy.refuseReadOn();
       return readOn(ctx, heldFor, args.cursor, args.sql, { maxRows, maxBytes, timeoutMs, signal: ctx.signal }, tokenBudgetOf(args));
     }
-    if (args.sql === undefined) throw new ToolError('invalid_argument', 'sql is required (or cursor, to read on from a cut answer)');
+    if (args.sql === undefined) throw requiredUnlessCursor('sql');
     checkSqlSize(args.sql);
     const { kind, reason } = classifyStatement(args.sql, db.engine);
     if (kind === 'destructive') {
       requireScopes(ctx.principal, ['tools:read', 'tools:write']);
       throw new ToolError('unsupported', 'DROP, TRUNCATE, and a DELETE or UPDATE of every row (no WHERE, or a constant one, wherever it sits) run only through confirm_destructive_operation');
     }
-    return runStatement(ctx, connection, db, {
+    return runStatement(ctx, connection, db, privacy, {
       tool: 'execute_query',
       sql: args.sql,
       kind,
@@ -54,7 +56,8 @@ export const executeQuery = defineTool({
       maxRows,
       maxBytes,
       timeoutMs,
-      heldFor,
+      // A held read's later pages would leave without the mask: a connection with private columns holds none.
+      ...(privacy.guarded ? {} : { heldFor }),
       maxTokens: tokenBudgetOf(args),
     });
   },

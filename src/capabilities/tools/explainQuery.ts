@@ -36,8 +36,12 @@ export const explainQuery = defineTool({
   scopes: [],
   async run(args, ctx) {
     checkSqlSize(args.sql);
-    const { db } = useConnection(ctx, args.connection_id, args.database);
+    const { db, privacy } = useConnection(ctx, args.connection_id, args.database);
     const { kind } = explainableStatement('explain_query', args.sql, db.engine);
+    // A plan shows no row, but its run's counts answer whatever the statement asks: the same refusals as a run.
+    await privacy.statement(args.sql).catch((error: unknown) => {
+      throw fromDriverError(error);
+    });
     const analyze = args.analyze ?? false;
     if (analyze && kind !== 'read') throw new ToolError('invalid_argument', 'analyze runs only read-only statements; explain a write without it');
     const options = {
@@ -47,13 +51,13 @@ export const explainQuery = defineTool({
       signal: ctx.signal,
     };
     const result = await db.explain(args.sql, options).catch((error: unknown) => {
-      throw fromDriverError(error);
+      throw fromDriverError(privacy.failure(error, args.sql));
     });
     const plan = planText(
       result.columns.map((c) => c.name),
       result.rows,
     );
-    return { statement_kind: kind, plan, columns: result.columns, rows: result.rows, ...(result.actual ? { actual: result.actual } : {}) };
+    return { statement_kind: kind, plan, columns: result.columns.map(({ name, type }) => ({ name, type })), rows: result.rows, ...(result.actual ? { actual: result.actual } : {}) };
   },
 });
 

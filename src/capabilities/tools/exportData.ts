@@ -2,7 +2,7 @@ import { EXPORTS, RESULTS } from '../../core/contract.js';
 import { ToolError } from '../../core/errors.js';
 import { requestCollection } from '../../core/garbageCollection.js';
 import { classifyStatement } from '../../sql/classify.js';
-import type { PagedRead, PageReader } from '../../db/database.js';
+import { type PagedRead, type PageReader, valuesOf } from '../../db/database.js';
 import { DriverFailure } from '../../db/driverFailure.js';
 import { onConnection, useConnection } from '../connectionArgs.js';
 import { fromDriverError } from '../dbErrors.js';
@@ -31,7 +31,7 @@ type Args = FromSchema<typeof inputSchema>;
  * engine refuses as a read is refused here too. A failure of `onPage` (writing, a cancellation) ends the
  * read as itself.
  */
-async function readPages(ctx: CallContext, args: Args, db: ReturnType<typeof useConnection>['db'], params: unknown[], onPage: PageReader) {
+async function readPages(ctx: CallContext, args: Args, { db, privacy }: Pick<ReturnType<typeof useConnection>, 'db' | 'privacy'>, params: unknown[], onPage: PageReader) {
   let failed: { error: unknown } | undefined;
   const handOn: PageReader = (rows, columns) =>
     onPage(rows, columns).catch((error: unknown) => {
@@ -55,7 +55,7 @@ async function readPages(ctx: CallContext, args: Args, db: ReturnType<typeof use
     if (error instanceof DriverFailure && error.kind === 'not_read_only') {
       throw new ToolError('invalid_argument', 'the database refused to run the statement as a read; export_data only reads');
     }
-    throw fromDriverError(error);
+    throw fromDriverError(privacy.failure(error, args.sql));
   }
 }
 
@@ -64,14 +64,17 @@ async function checkedExport(args: Args, ctx: CallContext) {
   ctx.progress(0, 1, 'Checking the statement and the path');
   checkSqlSize(args.sql);
   const target = exportTarget(args.path, args.overwrite === true);
-  const { connection, db } = useConnection(ctx, args.connection_id, args.database);
+  const { connection, db, privacy } = useConnection(ctx, args.connection_id, args.database);
   const params = boundValues(args.params ?? [], db.engine);
   const { kind, reason } = classifyStatement(args.sql, db.engine);
   if (kind !== 'read') throw new ToolError('invalid_argument', `export_data runs only a statement that reads; this one is ${kind} (${reason})`);
-  await db.check(args.sql, ctx.signal).catch((error: unknown) => {
+  const mask = await privacy.statement(args.sql).catch((error: unknown) => {
     throw fromDriverError(error);
   });
-  return { target, connection, db, params, kind, reason };
+  await db.check(args.sql, ctx.signal).catch((error: unknown) => {
+    throw fromDriverError(privacy.failure(error, args.sql));
+  });
+  return { target, connection, db, privacy, mask, params, kind, reason };
 }
 
 export const exportData = defineTool({
@@ -89,7 +92,7 @@ export const exportData = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   scopes: ['tools:write'],
   async run(args, ctx) {
-    const { target, connection, db, params, kind, reason } = await checkedExport(args, ctx);
+    const { target, connection, db, privacy, mask, params, kind, reason } = await checkedExport(args, ctx);
     await ctx.consent.ask({
       connection,
       tool: 'export_data',
@@ -118,9 +121,10 @@ export const exportData = defineTool({
     const bytes = await writeExport(target, async (temp) => {
       const writer = await openWriter(args.format, temp);
       try {
-        read = await readPages(ctx, args, db, params, async (rows, columns) => {
+        read = await readPages(ctx, args, { db, privacy }, params, async (rows, columns) => {
           ctx.signal.throwIfAborted();
-          await writer.page(rows, columns);
+          const masked = mask(columns, rows);
+          await writer.page(valuesOf(masked.rows), masked.columns);
           if (++pages % EXPORTS.pagesPerCollection === 0) requestCollection();
           written += rows.length;
           ctx.progress(0.1 + (0.85 * written) / maxRows, 1, `${written} row(s) written`);
@@ -132,7 +136,7 @@ export const exportData = defineTool({
         if (read.cellsCut) {
           throw new ToolError('unsupported', `${read.cellsCut} value(s) are longer than ${RESULTS.cellBytes / 1024} KB, which a read cuts; nothing was written`);
         }
-        await writer.finish(read.columns);
+        await writer.finish(mask(read.columns, []).columns);
         ctx.signal.throwIfAborted();
       } finally {
         await writer.close();

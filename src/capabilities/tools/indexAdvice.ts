@@ -34,8 +34,14 @@ export const indexAdvice = defineTool({
   async run(args, ctx) {
     if (args.sql !== undefined) checkSqlSize(args.sql);
     if (args.sql === undefined && args.params !== undefined) throw new ToolError('invalid_argument', 'params need sql');
-    const { db } = useConnection(ctx, args.connection_id, args.database);
-    if (args.sql !== undefined) explainableStatement('index_advice', args.sql, db.engine);
+    const { db, privacy } = useConnection(ctx, args.connection_id, args.database);
+    if (args.sql !== undefined) {
+      explainableStatement('index_advice', args.sql, db.engine);
+      // Advice comes from the statement's plan, whose estimates answer what it filters on: refused as a run is.
+      await privacy.statement(args.sql).catch((error: unknown) => {
+        throw fromDriverError(error);
+      });
+    }
     const options = {
       ...(args.sql === undefined ? {} : { sql: args.sql }),
       params: boundValues(args.params ?? [], db.engine),
@@ -43,7 +49,7 @@ export const indexAdvice = defineTool({
       signal: ctx.signal,
     };
     return adviseIndexes(db, options).catch((error: unknown) => {
-      throw fromDriverError(error);
+      throw fromDriverError(privacy.failure(error, args.sql));
     });
   },
 });

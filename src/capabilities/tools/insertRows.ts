@@ -47,7 +47,7 @@ export const insertRows = defineTool({
   async run(args, ctx) {
     ctx.progress(0, 1, 'Checking the rows');
     const { columns, values } = rowValues(args.rows);
-    const { connection, db } = useConnection(ctx, args.connection_id, args.database);
+    const { connection, db, privacy } = useConnection(ctx, args.connection_id, args.database);
     const bound = values.map((row, i) => boundValues(row, db.engine, `the values of rows[${i}]`));
     const table = await describeOrFail(db, args.schema, args.table, ctx.signal);
     const known = new Set(table.columns.map((c) => c.name));
@@ -55,7 +55,7 @@ export const insertRows = defineTool({
     if (unknown !== undefined) throw new ToolError('invalid_argument', `the table ${table.name} has no column "${unknown}"; call describe_table`);
     const { sql, params } = insertSql({ schema: table.schema, table: table.name, columns, rows: bound }, SQL_DIALECTS[db.engine]);
     const { kind, reason } = classifyStatement(sql, db.engine);
-    const result = await runStatement(ctx, connection, db, {
+    const result = await runStatement(ctx, connection, db, privacy, {
       tool: 'insert_rows',
       sql,
       kind,

@@ -1,8 +1,17 @@
+import { MASK_ACTIONS } from '../../db/connections/columnPolicy.js';
+import type { SavedConnection } from '../../db/connections/savedConnections.js';
 import { ENGINE_KEYS } from '../../db/engines/registry.js';
 import { visibleConnections } from '../connectionArgs.js';
 import { readOnlyAnnotations } from '../readOnlyAnnotations.js';
 import type { Tool } from '../types.js';
 import { listOf, oneOf, record, text } from '../outputSchema.js';
+
+/** The connection's rules, for a caller they hold for (absent when none do, or the caller is exempt). */
+function privateColumnsFor(connection: SavedConnection, principalId: string) {
+  const policy = connection.columnPolicy;
+  if (!policy || policy.rules.length === 0 || policy.exemptTokens.includes(principalId)) return {};
+  return { private_columns: policy.rules.map(({ pattern, action }) => ({ pattern, action })) };
+}
 
 export const listConnections: Tool = {
   name: 'list_connections',
@@ -20,8 +29,12 @@ export const listConnections: Tool = {
           description: text,
           external_access: oneOf(['readOnly', 'readWrite']),
           ai_policy: oneOf(['askEachTime', 'always']),
+          private_columns: {
+            ...listOf(record({ pattern: text, action: oneOf(MASK_ACTIONS) })),
+            description: 'Columns kept private from you (by name or * pattern, in every table): masked, hashed or hidden in answers; use them only as plain columns in the select list.',
+          },
         },
-        ['description'],
+        ['description', 'private_columns'],
       ),
     ),
   }),
@@ -36,6 +49,7 @@ export const listConnections: Tool = {
         ...(c.description ? { description: c.description } : {}),
         external_access: c.externalAccess,
         ai_policy: c.aiPolicy,
+        ...privateColumnsFor(c, ctx.principal.id),
       })),
     };
   },

@@ -7,6 +7,7 @@
 import { loadActivity, syncTokenFilter, wireActivityFilters } from './activity.js';
 import { renderSheets, tickAllSheets } from './approvals.js';
 import { renderClients } from './clients.js';
+import { renderMasks, wireMaskForm } from './connectionMasks.js';
 import { renderConnections, wireConnectionForm } from './connections.js';
 import { renderCustomTools, wireCustomToolForm } from './customTools.js';
 import { connectEvents } from './eventStream.js';
@@ -26,6 +27,7 @@ function render() {
   renderDialogs();
   renderTokens();
   renderConnections();
+  renderMasks();
   renderCustomTools();
   renderClients();
   renderLockouts();
@@ -39,6 +41,7 @@ function start() {
   wireTokenForm();
   wireCustomToolForm();
   wireConnectionForm();
+  wireMaskForm();
   wireActivityFilters();
   wireLockouts();
   // Headings focused programmatically drop their tabindex again once the user moves on.

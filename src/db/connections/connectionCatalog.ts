@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { hasUrl, type SavedConnection } from './savedConnections.js';
 import { DriverFailure } from '../driverFailure.js';
@@ -27,11 +28,16 @@ export class ConnectionCatalog {
   /** The query processes of every SQLite connection; closed with the catalog. */
   readonly #sqlite: SqliteProcessPool;
 
+  /** The installation's key for hashed private columns (capabilities/maskedValues.ts). */
+  readonly maskingKey: Buffer;
+
   /**
    * `clock` times the drivers' statement deadlines; SSH tunnels find host keys where `ssh` says;
-   * SQLite connections share `sqlite` (absent: a pool of the default size, started on first use).
+   * SQLite connections share `sqlite` (absent: a pool of the default size, started on first use);
+   * hashed private columns use `maskingKey` (absent: a key of this catalog's own).
    */
-  constructor(connections: SavedConnection[], clock: AppClock = systemClock, ssh?: SshPlaces, sqlite?: SqliteProcessPool) {
+  constructor(connections: SavedConnection[], clock: AppClock = systemClock, ssh?: SshPlaces, sqlite?: SqliteProcessPool, maskingKey?: Buffer) {
+    this.maskingKey = maskingKey ?? randomBytes(32);
     this.#clock = clock;
     this.#ssh = ssh;
     this.#sqlite = sqlite ?? new SqliteProcessPool(sqlitePoolSettings(), clock);
@@ -169,7 +175,7 @@ function ownDatabaseName(connection: Exclude<SavedConnection, { url: string }>):
 
 /** Everything but the connection's settings: its engine, file or URL, and how it is reached. */
 function whereItPoints(connection: SavedConnection): string {
-  const { id, name, description, externalAccess, aiPolicy, ...where } = connection;
+  const { id, name, description, externalAccess, aiPolicy, columnPolicy, ...where } = connection;
   return JSON.stringify(where);
 }
 

@@ -6,6 +6,7 @@ import { parseSshOptions, type SshOptions } from '../reach/sshOptions.js';
 import { isPlainObject } from '../../protocol/jsonrpc.js';
 import { writeFileAtomic } from '../../core/atomicFile.js';
 import { nameRefusal } from '../../core/nameCharacters.js';
+import { type ColumnPolicy, parseColumnPolicy } from './columnPolicy.js';
 import { SECRETS_IN_FILES, type SecretHome, secretAccount, settleSecrets } from '../../platform/secretHome.js';
 
 const externalAccessLevels = ['blocked', 'readOnly', 'readWrite'] as const;
@@ -17,6 +18,8 @@ type ConnectionSettings = {
   description?: string;
   externalAccess: (typeof externalAccessLevels)[number];
   aiPolicy: (typeof aiPolicies)[number];
+  /** Private columns: masked, hashed or hidden for every token it does not exempt (issue 30). */
+  columnPolicy?: ColumnPolicy;
 };
 
 /** An embedded SQLite or DuckDB database, or a PostgreSQL / MySQL (MariaDB) server named by its URL. */
@@ -84,6 +87,7 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
     description,
     externalAccess = 'readOnly',
     aiPolicy = 'askEachTime',
+    columnPolicy,
   } = value;
   if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) {
     throw new ConfigError(`${where}.id must be 1 to 64 letters, digits, _ or -`);
@@ -121,11 +125,20 @@ export function parseConnection(value: unknown, where: string): SavedConnection 
     ...(typeof description === 'string' ? { description } : {}),
     externalAccess: externalAccess as SavedConnection['externalAccess'],
     aiPolicy: aiPolicy as SavedConnection['aiPolicy'],
+    ...(columnPolicy === undefined ? {} : { columnPolicy: policyOf(columnPolicy, `${where}.columnPolicy`) }),
   };
   if (engine === 'duckdb') return { ...settings, engine, path: path as string, ...(filesDir === undefined ? {} : { filesDir }) };
   return engine === 'sqlite'
     ? { ...settings, engine, path: path as string }
     : { ...settings, engine, url: url as string, ...(tunnel ? { ssh: tunnel } : {}) };
+}
+
+function policyOf(value: unknown, where: string): ColumnPolicy {
+  try {
+    return parseColumnPolicy(value, where);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 const slug = (name: string) =>

@@ -1,6 +1,7 @@
 import type { Engine } from '../../core/shared/engineNames.js';
 import type { AppClock } from '../../core/clock.js';
 import type { SqlDialect } from '../../sql/browseSql.js';
+import type { ColumnReads } from '../../sql/columnReads.js';
 import type { NotSelectable, RowSelection } from '../../sql/countQuery.js';
 import type { CheckResult } from '../analysis/healthFindings.js';
 import type { IndexAdvice, IndexAdviceOptions, SlowQueries, SlowQueriesOptions } from '../analysis/performanceFindings.js';
@@ -98,6 +99,11 @@ export type EngineModule = {
   holdsReads?: true;
   /** Booleans are bound as 1 and 0 (SQLite has no boolean type). */
   bindsBooleansAsNumbers?: true;
+  /**
+   * Where a statement reads which columns, from the engine's own parser; absent: the token analysis
+   * (sql/columnReads.ts) answers, which refuses more.
+   */
+  columnReads?(sql: string): Promise<ColumnReads>;
   /** Why an absent capability is absent, where the generic message would not say enough. */
   unsupported?: { indexAdvice?: string };
 };

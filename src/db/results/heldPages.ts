@@ -2,6 +2,7 @@ import type { HandOn, HeldPage, HeldRead, PageOptions, ResultSet } from '../data
 import { DriverFailure } from '../driverFailure.js';
 import type { StatementOptions } from '../serverDatabase.js';
 import { RESULTS } from '../../core/contract.js';
+import { answerRows } from './answerRows.js';
 
 /**
  * How many of `page`'s rows its reader hands on (`handOn`; all when absent), and whether rows remain
@@ -16,9 +17,10 @@ export async function handedOn(page: HeldPage, handOn: HandOn | undefined): Prom
 
 /**
  * What every engine's held read shares: a page asked of a closed read is refused, a page is read with
- * the options of the read's first page (its `rowsAs`) and of its own call, the next starts after the
- * rows its reader handed on (`handedOn`), and a page that fails ends the read (its session is not
- * reused); closing happens once, however often it is asked for.
+ * the options of the read's first page (its `rowsAs`: an answer's page is serialised as the first was,
+ * db/results/answerRows.ts) and of its own call, the next starts after the rows its reader handed on
+ * (`handedOn`), and a page that fails ends the read (its session is not reused); closing happens once,
+ * however often it is asked for.
  */
 export abstract class HeldPages implements HeldRead {
   readonly #rowsAs: StatementOptions['rowsAs'];
@@ -29,7 +31,7 @@ export abstract class HeldPages implements HeldRead {
   }
 
   /** Reads the next page within `page`'s limits, deadline and signal; `more` when rows were left unread after it. */
-  protected abstract page(page: StatementOptions): Promise<HeldPage>;
+  protected abstract page(page: StatementOptions): Promise<HeldPage<unknown[][]>>;
 
   /** The reader handed on the first `handed` rows of `page`: the next page starts after them. */
   protected abstract readOnAfter(handed: number, page: ResultSet): void;
@@ -50,7 +52,7 @@ export abstract class HeldPages implements HeldRead {
       const page = await this.page({ ...limits, params: [], maxBytes: options.maxBytes ?? RESULTS.defaultBytes, rowsAs: this.#rowsAs });
       const { handed, more } = await handedOn(page, handOn);
       this.readOnAfter(handed, page.result);
-      return { result: page.result, more };
+      return { result: this.#rowsAs === 'json' ? await answerRows(page.result) : page.result, more };
     } catch (error) {
       await this.#end(error as Error);
       throw options.signal.aborted ? error : this.failure(error);

@@ -40,7 +40,8 @@ export class QueryHistory {
     this.#entries.set(connectionId, list);
   }
 
-  recent(connectionId: string, { limit, search, kind, outcome }: HistoryFilter): HistoryEntry[] {
+  /** The newest entries that pass `filter`, each statement's text as `shown` makes it (searched as shown). */
+  recent(connectionId: string, { limit, search, kind, outcome }: HistoryFilter, shown: (sql: string) => string = (sql) => sql): HistoryEntry[] {
     const needle = search?.toLowerCase();
     const matches = (e: HistoryEntry) =>
       (!needle || e.sql.toLowerCase().includes(needle)) &&
@@ -49,7 +50,8 @@ export class QueryHistory {
     const found: HistoryEntry[] = [];
     for (const entry of this.#entries.get(connectionId) ?? []) {
       if (found.length >= limit) break;
-      if (matches(entry)) found.push(entry);
+      const seen = { ...entry, sql: shown(entry.sql) };
+      if (matches(seen)) found.push(seen);
     }
     return found;
   }

@@ -16,6 +16,7 @@ import { errorResponse, finishModernResult, resultResponse } from '../../protoco
 import { readBody } from '../body.js';
 import { handleListen } from '../listenStream.js';
 import { ProgressStream } from '../progressStream.js';
+import { sendLargeJson } from '../piecewiseJson.js';
 import { REQUESTS, TRANSPORT } from '../../core/contract.js';
 import type { ConsentDialogs } from '../../runtime/consentDialogs.js';
 import type { InflightRequests } from '../../runtime/inflightRequests.js';
@@ -226,8 +227,8 @@ async function dispatch({ res, deps, headers, state }: Post, { principal, messag
   });
   if (!outcome.ok) throw outcome.error;
   const body = resultResponse(message.id, finish(outcome.result));
-  if (stream) stream.finish(200, body);
-  else sendJson(res, 200, body, headers);
+  if (stream) await stream.finish(200, body);
+  else await sendLargeJson(res, 200, body, headers);
 }
 
 /** The error as the request's answer, logged when it is a refusal no one else logs. */
@@ -248,7 +249,7 @@ function answerFailure({ req, res, deps, headers, state }: Post, error: unknown)
       trace: trace.trace,
     });
   }
-  if (stream) stream.finish(reply.status, reply.body, reply.headers);
+  if (stream) void stream.finish(reply.status, reply.body, reply.headers);
   else if (!state.bodyRead) refuseUpload(req, res, deps.clock, reply.status, reply.body, { ...headers, ...reply.headers });
   else sendJson(res, reply.status, reply.body, { ...headers, ...reply.headers });
 }

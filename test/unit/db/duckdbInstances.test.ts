@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DuckdbDatabase } from '../../../src/db/engines/duckdb/duckdbDatabase.js';
 import { systemClock } from '../../../src/core/clock.js';
+import { valuesOf } from '../../../src/db/database.js';
 
 /**
  * One DuckDB file, one instance in the process: two instances of a file each keep their own catalog and
@@ -11,7 +12,7 @@ import { systemClock } from '../../../src/core/clock.js';
  */
 
 const options = () => ({ maxRows: 100, timeoutMs: 5_000, signal: new AbortController().signal });
-const cell = async (db: DuckdbDatabase, sql: string) => (await db.read(sql, options())).rows[0]?.[0];
+const cell = async (db: DuckdbDatabase, sql: string) => valuesOf((await db.read(sql, options())).rows)[0]?.[0];
 
 let root: string;
 let path: string;

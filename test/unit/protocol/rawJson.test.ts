@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RawJson, toJsonText } from '../../../src/protocol/rawJson.js';
+import { RawJson, toJsonPieces, toJsonText } from '../../../src/protocol/rawJson.js';
 
 /** Replaces the subvalues `picks` selects (in visiting order) with RawJson of their text, spaced unusually. */
 function withRaw(value: unknown, picks: boolean[], visited = { count: 0 }): unknown {
@@ -25,6 +25,12 @@ describe('toJsonText', () => {
     const value = { result: { rows: new RawJson('[1, 2 ,3]'), more: false } };
     expect(toJsonText(value)).toBe('{"result":{"rows":[1, 2 ,3],"more":false}}');
     expect(toJsonText([0, [new RawJson('{ "a" :1 }')]])).toBe('[0,[{ "a" :1 }]]');
+  });
+
+  it('as pieces: the text around each RawJson, and its text, not joined', () => {
+    const rows = new RawJson('[1, 2 ,3]');
+    expect(toJsonPieces({ result: { rows, more: false } })).toEqual(['{"result":{"rows":', '[1, 2 ,3]', ',"more":false}}']);
+    expect(toJsonPieces({ a: 1 })).toEqual(['{"a":1}']);
   });
 
   it('splices a top-level RawJson verbatim', () => {

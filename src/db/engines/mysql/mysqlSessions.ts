@@ -8,8 +8,10 @@ import { jsonValue } from '../../results/jsonText.js';
 import { type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
 import { RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
+import { TurnPacing } from '../../results/turnPacing.js';
 import { cancellable, wireValues } from '../../results/serverValues.js';
 import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
+import { nextTurn } from '../../../core/nextTurn.js';
 import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import type { AppClock } from '../../../core/clock.js';
 import { mysqlSsl } from '../../reach/tlsSettings.js';
@@ -244,6 +246,7 @@ export class MysqlSessions implements ServerSessions {
       let jsonColumns: number[] = [];
       const rows: unknown[][] = [];
       const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+      const pacing = new TurnPacing(budget);
       let rowsAffected = 0;
       let returned = 0;
       let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
@@ -263,8 +266,14 @@ export class MysqlSessions implements ServerSessions {
         if (truncatedBy) return;
         const values = rows.length < options.maxRows ? wireValues(row) : undefined;
         if (values) for (const i of jsonColumns) if (typeof values[i] === 'string') values[i] = jsonValue(values[i] as string);
-        if (values && budget.take(values)) rows.push(values);
-        else {
+        if (values && budget.take(values)) {
+          rows.push(values);
+          // The packets read so far wait, paused, while the loop takes a turn.
+          if (pacing.due()) {
+            connection.pause();
+            void nextTurn().then(() => connection.resume());
+          }
+        } else {
           truncatedBy = values ? 'max_bytes' : 'max_rows';
           if (stopEarly) {
             settle();
@@ -401,8 +410,11 @@ export class MysqlSessions implements ServerSessions {
 
 /** A JSON column: MySQL's JSON type, or MariaDB's JSON (a LONGTEXT) as its extended metadata says. */
 const isJson = (field: Field) => (field.columnType ?? field.type) === mysql.Types.JSON || field.extendedFormat === 'json';
+/** A result column; its origin is the field's original table and name, when it is a plain read of one. */
 function column(field: Field): Column {
-  return { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };
+  const named = { name: field.name, type: TYPE_NAMES.get(field.columnType ?? field.type ?? -1) ?? '' };
+  const { orgTable, orgName, db } = field as Field & { orgTable?: string; orgName?: string; db?: string };
+  return orgTable && orgName ? { ...named, origin: { ...(db ? { schema: db } : {}), table: orgTable, column: orgName } } : named;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { EngineModule } from '../engineModule.js';
 import { serverTarget } from '../../connections/serverTarget.js';
 import { valuesOf } from '../../database.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
+import { postgresColumnReads } from './postgresColumnReads.js';
 import { PostgresDatabase } from './postgresDatabase.js';
 import { assertParses } from './postgresParser.js';
 import { postgresHealth } from './postgresHealth.js';
@@ -29,6 +30,7 @@ export const postgres: EngineModule = {
   statistics: { tables: postgresTableStatistics, database: postgresDatabaseStatistics },
   health: postgresHealth,
   performance: { slowQueries: postgresSlowQueries, queryIndexAdvice: postgresIndexAdvice, workloadIndexAdvice: postgresIndexAdvice },
+  columnReads: postgresColumnReads,
   holdsReads: true,
   effects: {
     tableEscapes: postgresTableEscapes,

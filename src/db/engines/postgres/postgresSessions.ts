@@ -1,3 +1,4 @@
+import type { ColumnOrigin } from '../../connections/columnPolicy.js';
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
 import pg from 'pg';
@@ -12,10 +13,12 @@ import { tokenize } from '../../../sql/tokens.js';
 import { RowBudget } from '../../results/resultBudget.js';
 import { jsonValue } from '../../results/jsonText.js';
 import { RowPages } from '../../results/rowPages.js';
+import { TurnPacing } from '../../results/turnPacing.js';
 import { assertParses, type CatalogName } from './postgresParser.js';
 import { type Guard, GuardedSocket, guardInPlace } from './rowGuard.js';
 import { postgresSsl } from '../../reach/tlsSettings.js';
 import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
+import { nextTurn } from '../../../core/nextTurn.js';
 import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
 
@@ -208,7 +211,7 @@ export class PostgresSessions implements ServerSessions {
    * One page of the held cursor `sluice_rows`, from row `position` on, within the page's own timeout;
    * `more` when rows were left out of it (a page with none, its first row alone over the budget, ends the read).
    */
-  async #page(client: pg.PoolClient, options: StatementOptions, position: number): Promise<HeldPage> {
+  async #page(client: pg.PoolClient, options: StatementOptions, position: number): Promise<HeldPage<unknown[][]>> {
     await client.query(`SET LOCAL statement_timeout = ${Math.ceil(options.timeoutMs)}`);
     if (position > 0) await client.query(`MOVE ABSOLUTE ${position} FROM sluice_rows`);
     const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
@@ -372,7 +375,11 @@ export class PostgresSessions implements ServerSessions {
       });
       for (const [oid, name] of named.rows) TYPE_NAMES.set(oid, name);
     }
-    return fields.map((f) => ({ name: f.name, type: TYPE_NAMES.get(f.dataTypeID) ?? '' }));
+    const origins = await columnOrigins(client, fields);
+    return fields.map((f) => {
+      const origin = origins.get(`${f.tableID}.${f.columnID}`);
+      return { name: f.name, type: TYPE_NAMES.get(f.dataTypeID) ?? '', ...(origin ? { origin } : {}) };
+    });
   }
 
   #connectFailure(error: PgError): DriverFailure {
@@ -411,6 +418,7 @@ class BudgetedRows {
   readonly #budget: RowBudget;
   readonly #describe: (fields: pg.FieldDef[]) => Promise<Column[]>;
   readonly #rows: unknown[][] = [];
+  readonly #pacing: TurnPacing;
   #columns: Column[] | undefined;
   #truncatedBy: 'max_rows' | 'max_bytes' | undefined;
 
@@ -418,6 +426,7 @@ class BudgetedRows {
   constructor(options: StatementOptions, describe: (fields: pg.FieldDef[]) => Promise<Column[]>) {
     this.#options = options;
     this.#budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+    this.#pacing = new TurnPacing(this.#budget);
     this.#describe = describe;
   }
 
@@ -459,6 +468,7 @@ class BudgetedRows {
         if (this.#budget.take(values)) this.#rows.push(values);
         else this.#truncatedBy = 'max_bytes';
       }
+      if (this.#pacing.due()) await nextTurn();
     }
     if (dropped > 0) this.#truncatedBy ??= 'max_bytes';
   }
@@ -485,7 +495,7 @@ async function fetchBatches(client: pg.PoolClient, rows: BudgetedRows, timeoutMs
 
 /** What a held read asks of the sessions that made it. */
 type HeldSession = {
-  page(options: StatementOptions, position: number): Promise<HeldPage>;
+  page(options: StatementOptions, position: number): Promise<HeldPage<unknown[][]>>;
   cancel(): Promise<void>;
   failure(error: PgError): Error;
   closed(): void;
@@ -504,7 +514,7 @@ class HeldPostgresRead extends HeldPages {
     this.#session = session;
   }
 
-  protected page(page: StatementOptions): Promise<HeldPage> {
+  protected page(page: StatementOptions): Promise<HeldPage<unknown[][]>> {
     return cancellable(page.signal, () => this.#session.page(page, this.#position), () => this.#session.cancel());
   }
 
@@ -588,3 +598,21 @@ function guardTls(client: pg.PoolClient): void {
 
 const guardOf = (client: pg.PoolClient): Guard =>
   tlsGuards.get(client) ?? (client as unknown as { connection: { stream: GuardedSocket } }).connection.stream;
+
+/**
+ * The table columns a result's fields read, by `tableOid.columnNumber`, as PostgreSQL reports them for a
+ * plain read of a column. Asked each time, not cached: a column renamed since would keep its old name.
+ */
+async function columnOrigins(client: pg.PoolClient, fields: pg.FieldDef[]): Promise<Map<string, ColumnOrigin>> {
+  const tables = [...new Set(fields.filter((f) => f.tableID > 0 && f.columnID > 0).map((f) => f.tableID))];
+  if (tables.length === 0) return new Map();
+  const found = await client.query<[number, number, string, string, string]>({
+    text: `SELECT a.attrelid::bigint, a.attnum::int, n.nspname, c.relname, a.attname
+             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0`,
+    values: [tables],
+    rowMode: 'array',
+  });
+  return new Map(found.rows.map(([table, column, schema, relation, name]) => [`${table}.${column}`, { schema, table: relation, column: name }]));
+}

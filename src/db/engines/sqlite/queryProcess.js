@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { URL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { DATABASES } from '../../../core/contract.js';
+import { DATABASES, RESULTS } from '../../../core/contract.js';
 import { blobHex, RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
 import { rowText } from '../../results/valueText.js';
@@ -127,7 +127,10 @@ function wireRow(values, cellLimit) {
   return blobsCut;
 }
 
-/** Rows sent ahead as JSON while the statement still runs, so that copying them overlaps the query. */
+/**
+ * Rows sent ahead as JSON while the statement still runs, so that copying them overlaps the query: this
+ * many, or fewer that use `RESULTS.answerBatchChars` of the budget (the server parses each message in one turn).
+ */
 const CHUNK_ROWS = 1_000;
 
 /**
@@ -141,6 +144,16 @@ const escapedLines = (lines) => JSON.stringify(lines.join('\n')).slice(1, -1);
 const send = (message) => process.send?.(message);
 
 /**
+ * A result column as the server takes it: its name, its declared type and, when SQLite can tell, the
+ * table column it reads (`origin`, by which private columns are recognised).
+ * @param {import('better-sqlite3').ColumnDefinition} c
+ */
+function resultColumn(c) {
+  const column = { name: c.name, type: c.type ?? '' };
+  return c.table && c.column ? { ...column, origin: { schema: c.database ?? 'main', table: c.table, column: c.column } } : column;
+}
+
+/**
  * The rows as values, or (`rowsAs: 'json'`) as JSON text, serialised here beside the query rather than
  * copied to the server as values to be serialised there: every full chunk goes ahead at once as
  * `{ id, rowsChunk, linesChunk }` (a JSON array, and the same rows as the lines of the result's text,
@@ -152,12 +165,14 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
   stmt.safeIntegers(true);
   const budget = new RowBudget(maxBytes, { cellBytes, answer: rowsAs === 'json' });
   const all = stmt.columns();
-  const columns = budget.takeColumns(all.map((c) => ({ name: c.name, type: c.type ?? '' })), all.length);
+  const columns = budget.takeColumns(all.map(resultColumn), all.length);
   /** @type {unknown[][]} */
   let rows = [];
   /** @type {string[]} */
   let lines = [];
   let count = 0;
+  /** The budget used when the chunk being filled began. */
+  let chunkStart = budget.used;
   /** @type {'max_rows' | 'max_bytes' | undefined} */
   let truncatedBy;
   for (const row of stmt.raw(true).iterate(...params)) {
@@ -177,10 +192,11 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
     count += 1;
     if (rowsAs !== 'json') continue;
     lines.push(rowText(values));
-    if (rows.length === CHUNK_ROWS) {
+    if (rows.length === CHUNK_ROWS || budget.used - chunkStart >= RESULTS.answerBatchChars) {
       send({ id, rowsChunk: JSON.stringify(rows), linesChunk: escapedLines(lines) });
       rows = [];
       lines = [];
+      chunkStart = budget.used;
     }
   }
   const truncation = budget.outcome(truncatedBy);
@@ -220,7 +236,7 @@ async function pages(db, { id, sql, params, maxRows, maxBytes, cellBytes, pageRo
     return { ok: false, error: { code: NOT_READ_ONLY, message: 'the statement is not a read' } };
   }
   stmt.safeIntegers(true);
-  const columns = stmt.columns().map((c) => ({ name: c.name, type: c.type ?? '' }));
+  const columns = stmt.columns().map(resultColumn);
   const rows = new RowPages({ maxRows, maxBytes, cellBytes, pageRows, pageBytes });
   for (const row of stmt.raw(true).iterate(...params)) {
     const values = /** @type {unknown[]} */ (row);

@@ -1,0 +1,34 @@
+import { RESULTS } from '../../core/contract.js';
+import { nextTurn } from '../../core/nextTurn.js';
+import { JsonRows, type ResultSet, type Rows } from '../database.js';
+import { rowText } from './valueText.js';
+
+/** Rows serialised in the first batch; later batches take as many as make about `RESULTS.answerBatchChars`. */
+const FIRST_BATCH_ROWS = 16;
+
+/**
+ * A server driver's result with its rows serialised for an answer (`rowsAs: 'json'`), as the SQLite
+ * query process hands them over: JsonRows, the rows' JSON text and the JSON-escaped lines of the
+ * result's text (see JsonRows). Serialised a batch of about `RESULTS.answerBatchChars` of JSON at a
+ * time, a turn apart, so that a 16 MiB answer never holds the event loop in one pass. Rows serialised
+ * already are left as they are.
+ */
+export async function answerRows(result: ResultSet<Rows>): Promise<ResultSet<JsonRows>> {
+  const rows = result.rows;
+  if (rows instanceof JsonRows) return { ...result, rows };
+  let json = '';
+  let lines = '';
+  let batch = FIRST_BATCH_ROWS;
+  for (let from = 0; from < rows.length; ) {
+    const taken = rows.slice(from, from + batch);
+    const text = JSON.stringify(taken);
+    const escaped = JSON.stringify(taken.map(rowText).join('\n')).slice(1, -1);
+    // Concatenated, not joined: the text is copied once, as the response is written.
+    json = from === 0 ? text.slice(1, -1) : `${json},${text.slice(1, -1)}`;
+    lines = from === 0 ? escaped : `${lines}\\n${escaped}`;
+    from += taken.length;
+    batch = Math.max(1, Math.floor((RESULTS.answerBatchChars * taken.length) / text.length));
+    if (from < rows.length) await nextTurn();
+  }
+  return { ...result, rows: new JsonRows(`[${json}]`, rows.length, lines) };
+}
