@@ -18,3 +18,6 @@ export function errorText(text: string): string {
   const match = /^([a-z_]+): <(data-[0-9a-f]{16})>\n([\s\S]*)\n<\/\2>$/.exec(text);
   return match ? `${match[1]}: ${match[3]}` : text;
 }
+
+/** `json` with each data fence's random name blanked (`data-…`): two answers of the same data then compare equal. */
+export const fenceNamesBlanked = <T>(json: T): T => JSON.parse(JSON.stringify(json).replace(/data-[0-9a-f]{16}/g, 'data-…')) as T;
