@@ -102,7 +102,8 @@ describe.skipIf(servers.length === 0)('SSH tunnel idle close', () => {
     // The suite's directory stands for the home: it has no .ssh, so nothing of the person's is read.
     const db = openDatabase(connection, clock, { knownHostsFile: knownHosts, home: dir });
     try {
-      expect(sessions()).toEqual([]);
+      // The readiness probe's forks (test/helpers/sshServer.ts) may still be ending under load: none is this test's.
+      expect(await until(() => sessions().length === 0)).toBe(true);
       const id = Number(valuesOf((await read(db, SESSION_ID[engine])).rows)[0]![0]);
       expect(sessions().length).toBeGreaterThan(0);
       const opened = sessions();
