@@ -480,9 +480,6 @@ function run(connection: mysql.PoolConnection, sql: string): Promise<void> {
   return new Promise((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve())));
 }
 
-/** Rows a held read's stream may queue before its socket is paused. */
-const QUEUED_ROWS = 256;
-
 /**
  * A statement's rows as they stream, queued and taken a page at a time: the socket is paused while the
  * queue is full or no page is being read, and resumed when a page needs more. A row a page left out
@@ -506,7 +503,7 @@ class StreamedRows {
     command.on('result', (row: unknown) => {
       if (!Array.isArray(row)) return;
       this.#queue.push(row);
-      if (this.#queue.length >= QUEUED_ROWS) connection.pause();
+      if (this.#queue.length >= RESULT_CURSORS.mysqlQueuedRows) connection.pause();
       this.#wake?.();
     });
     const stopWatching = failOnLoss(connection, (error) => this.#fail(error));
