@@ -3,6 +3,7 @@ import { SimulatedClock } from 'xstate';
 import { callControl } from '../../src/cli/controlClient.js';
 import { engineModule } from '../../src/db/engines/registry.js';
 import { RESULT_CURSORS } from '../../src/core/contract.js';
+import { sqlitePoolSettings } from '../../src/db/engines/sqlite/poolSettings.js';
 import { availableEngines, type EngineFixture, heldSessions, startFixtureApp } from '../helpers/engines.js';
 import { expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, type TestApp } from '../helpers/testApp.js';
@@ -10,8 +11,9 @@ import { callTool, type TestApp } from '../helpers/testApp.js';
 /**
  * Issue 30, item 2: a cut execute_query or browse_table answer carries next_cursor, which reads on over
  * the same snapshot: bound to its token and connection, expiring 5 minutes after its last page, at most
- * 4 open per token and per connection, and its session given back when it ends. An engine whose driver
- * cannot hold a read (no `holdsReads`) answers as before, with no next_cursor.
+ * 4 open per token and per connection, and its session given back when it ends; on all four engines
+ * (SQLite in WAL mode). An engine whose driver cannot hold a read (no `holdsReads`) answers as before,
+ * with no next_cursor.
  */
 
 const engines = await availableEngines();
@@ -58,6 +60,8 @@ describe.each(engines)('reading on from a cut answer on %s', (engine) => {
   beforeAll(async () => {
     clock = clockAtNow();
     ({ app, fixture, dispose } = await startFixtureApp(engine, { auth: true, clock }));
+    // SQLite holds a read only in WAL mode, where its read transaction blocks no writer (the demo database is WAL).
+    if (engine === 'sqlite') await fixture.query('PRAGMA journal_mode = WAL');
     mint = (name) => {
       const { record, plaintext } = app.tokens.mint({ name, level: 'readWrite', connections: 'all', expiresInDays: null, now: clock.now() });
       return { id: record.id, headers: { authorization: `Bearer ${plaintext}` } };
@@ -166,7 +170,8 @@ describe.each(engines)('reading on from a cut answer on %s', (engine) => {
     expect(Number((await fixture.query('SELECT count(*) FROM big'))[0]?.[0])).toBe(100_009);
   }, 120_000);
 
-  it.runIf(holds)('holds at most 4 per token and fewer than the pool per connection; a token’s own newer statement closes its oldest', async () => {
+  // SQLite's pool is one for every connection: its own cap follows.
+  it.runIf(holds && engine !== 'sqlite')('holds at most 4 per token and fewer than the pool per connection; a token’s own newer statement closes its oldest', async () => {
     for (const id of ['db2', 'db3']) await callControl(app.dataDir, 'connections.add', { ...fixture.connection, id, name: id });
     const greedy = mint('greedy');
     const other = mint('other');
@@ -186,6 +191,27 @@ describe.each(engines)('reading on from a cut answer on %s', (engine) => {
       'invalid_argument: the cursor is closed: it was closed to free a session for a newer statement of the same token; run the statement again',
     );
     expect(ids(expectToolSuccess(await query(greedy, { cursor: held[1], max_rows: 2 })))).toEqual([2, 3]);
+  });
+
+  it.runIf(holds && engine === 'sqlite')('SQLite: held reads leave one process of the shared pool free, across its connections; past that a cut answer has no cursor', async () => {
+    const size = sqlitePoolSettings(process.env).processes;
+    await callControl(app.dataDir, 'connections.add', { ...fixture.connection, id: 'db4', name: 'db4' });
+    const holders = Array.from({ length: size - 1 - (await heldNow()) }, (_, i) => mint(`holder ${i}`));
+    const cut = (token: Minted, connection: string) =>
+      callTool(app, 'execute_query', { connection_id: connection, sql: 'SELECT id FROM numbered ORDER BY id', max_rows: 1 }, { headers: token.headers });
+    for (const [i, holder] of holders.entries()) expect(expectToolSuccess(await cut(holder, i % 2 === 0 ? 'db4' : 'db')).next_cursor).toEqual(expect.any(String));
+    expect(await heldNow()).toBe(size - 1);
+    const late = mint('late');
+    const uncut = expectToolSuccess(await cut(late, 'db'));
+    expect(uncut).toMatchObject({ row_count: 1, is_truncated: true, truncated_reason: 'max_rows' });
+    expect(uncut).not.toHaveProperty('next_cursor');
+    // The process left free serves everyone else.
+    expect(expectToolSuccess(await query(late, { sql: 'SELECT count(*) FROM numbered' })).rows).toEqual([[25]]);
+    for (const holder of holders) app.tokens.revoke(holder.id, clock.now());
+    await expect.poll(heldNow, { timeout: 5_000 }).toBe(0);
+    expect(expectToolSuccess(await cut(late, 'db')).next_cursor).toEqual(expect.any(String));
+    app.tokens.revoke(late.id, clock.now());
+    await expect.poll(heldNow, { timeout: 5_000 }).toBe(0);
   });
 
   it.runIf(holds)('gives the session back when its token is revoked or its connection removed', async () => {

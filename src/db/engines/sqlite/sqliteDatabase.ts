@@ -6,6 +6,8 @@ import {
   type Database,
   type ExplainOptions,
   type Explanation,
+  type HeldPage,
+  type HeldResult,
   type PagedRead,
   type PageReader,
   type ReadOptions,
@@ -18,9 +20,11 @@ import {
   valuesOf,
 } from '../../database.js';
 import { DriverFailure } from '../../driverFailure.js';
+import { HeldPages } from '../../results/heldPages.js';
+import type { StatementOptions } from '../../serverDatabase.js';
 import { CATALOG_BUDGET } from '../../results/resultBudget.js';
 import { journalModeQuery } from './journalModeQuery.js';
-import { type SqliteFile, SqliteProcessPool } from './processPool.js';
+import { type HeldProcess, type SqliteFile, SqliteProcessPool } from './processPool.js';
 import { COUNTING } from './queryProcessMessages.js';
 import { sqlitePoolSettings } from './poolSettings.js';
 import type { RehearsalPlan, Rehearsed } from '../../rehearsal.js';
@@ -207,6 +211,18 @@ export class SqliteDatabase implements Database {
     return this.#statement('read', sql, options);
   }
 
+  /**
+   * `read`, held open when rows were left out: the statement's iterator stays on its query process, in
+   * a read transaction (so every page sees the first page's snapshot), and the process stays out of the
+   * pool until the rest is closed. A database not in WAL mode is read whole, with no rest: there a held
+   * read transaction would block every writer.
+   */
+  async holdRead(sql: string, options: ReadOptions): Promise<HeldResult> {
+    const request = { mode: 'hold' as const, ...this.#request(sql, options) };
+    const { result, process } = await this.#file.hold(request, options.signal, options.timeoutMs);
+    return process ? { result, rest: new HeldSqliteRead(process, request.rowsAs) } : { result };
+  }
+
   /** One read as `read`, its rows handed on a page at a time by the query process, which reads on only once a page is done. */
   async readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead> {
     let rows = 0;
@@ -239,14 +255,20 @@ export class SqliteDatabase implements Database {
   #statement(mode: 'read' | 'pages' | 'write', sql: string, options: ReadOptions, onPage?: PageReader): Promise<ResultSet<Rows>> {
     const request = {
       mode,
-      sql: mode === 'write' ? sql : journalModeQuery(sql),
-      params: options.params ?? [],
-      maxRows: options.maxRows,
-      maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
-      rowsAs: options.rowsAs ?? 'values',
+      ...this.#request(mode === 'write' ? sql : journalModeQuery(sql), options),
       ...(mode === 'pages' ? { pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes } : {}),
     };
     return this.#file.run(request, options.signal, options.timeoutMs, onPage);
+  }
+
+  #request(sql: string, options: ReadOptions) {
+    return {
+      sql,
+      params: options.params ?? [],
+      maxRows: options.maxRows,
+      maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
+      rowsAs: options.rowsAs ?? ('values' as const),
+    };
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {
@@ -257,5 +279,27 @@ export class SqliteDatabase implements Database {
   async close(): Promise<void> {
     this.#file.close();
     await this.#ownPool?.close();
+  }
+}
+
+/** The rest of a cut read: its statement and read transaction, held on a query process out of the pool. */
+class HeldSqliteRead extends HeldPages {
+  readonly #process: HeldProcess;
+
+  constructor(process: HeldProcess, rowsAs: StatementOptions['rowsAs']) {
+    super(rowsAs);
+    this.#process = process;
+  }
+
+  /** Each later page comes as values, whatever the first one came as. */
+  protected async page(page: StatementOptions): Promise<HeldPage> {
+    const request = { mode: 'next' as const, sql: '', params: [], maxRows: page.maxRows, maxBytes: page.maxBytes, rowsAs: 'values' as const };
+    const { result, more } = await this.#process.next(request, page.signal, page.timeoutMs);
+    return { result: { ...result, rows: valuesOf(result.rows) }, more };
+  }
+
+  /** A page that failed took its process with it or gave it back already; else the read is ended on it. */
+  protected release(): Promise<void> {
+    return this.#process.release();
   }
 }
