@@ -1,3 +1,5 @@
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { callControl } from '../../src/cli/controlClient.js';
@@ -212,6 +214,20 @@ describe.each(engines)('reading on from a cut answer on %s', (engine) => {
     expect(expectToolSuccess(await cut(late, 'db')).next_cursor).toEqual(expect.any(String));
     app.tokens.revoke(late.id, clock.now());
     await expect.poll(heldNow, { timeout: 5_000 }).toBe(0);
+  });
+
+  it.runIf(holds && engine === 'sqlite')('SQLite: a database not in WAL mode holds no read (it would block writers): its cut answer has no cursor', async () => {
+    const path = join(dirname((fixture.connection as { path: string }).path), 'rollback.sqlite');
+    const db = new Database(path);
+    db.exec('CREATE TABLE t (id integer PRIMARY KEY); INSERT INTO t VALUES (1), (2), (3)');
+    expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
+    db.close();
+    await callControl(app.dataDir, 'connections.add', { ...fixture.connection, id: 'rollback', name: 'rollback', path });
+    const token = mint('journal');
+    const out = expectToolSuccess(await callTool(app, 'execute_query', { connection_id: 'rollback', sql: 'SELECT id FROM t ORDER BY id', max_rows: 1 }, { headers: token.headers }));
+    expect(out).toMatchObject({ rows: [[1]], is_truncated: true, truncated_reason: 'max_rows' });
+    expect(out).not.toHaveProperty('next_cursor');
+    expect(await heldNow()).toBe(0);
   });
 
   it.runIf(holds)('gives the session back when its token is revoked or its connection removed', async () => {
