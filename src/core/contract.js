@@ -232,6 +232,8 @@ export const RESULT_CURSORS = frozen({
   idleMs: 5 * MINUTE,
   perToken: 4,
   perConnection: 4,
+  /** Rows of a held MySQL/MariaDB read queued in Sluice before its socket is paused (the rest wait on the server). */
+  mysqlQueuedRows: 256,
 });
 
 /** Database sessions (chosen; decisions.md, "Pools"). */

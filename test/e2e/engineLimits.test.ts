@@ -16,7 +16,7 @@ import {
   startTestApp,
   type TestApp,
 } from '../helpers/testApp.js';
-import { availableServers, busySessions, createFixture, type EngineFixture, runningSleeps, type ServerEngine, slowSql } from '../helpers/engines.js';
+import { availableServers, busyBesideHeld, busySessions, createFixture, type EngineFixture, heldSessions, runningSleeps, type ServerEngine, slowSql } from '../helpers/engines.js';
 
 /**
  * The limits of a statement on the database servers, end to end over HTTP with authentication on: its
@@ -141,14 +141,21 @@ describe.each(servers)('statement limits on %s', (engine) => {
     expect(refused.status).toBe(401);
   });
 
-  it('max_rows: 100 on five million rows returns 100 rows with is_truncated, quickly, and leaves nothing running', async () => {
+  it('max_rows: 100 on five million rows returns 100 rows with is_truncated, quickly, and leaves nothing running but its held read', async () => {
+    const reader = mintToken(app, `${engine} cut`);
     const started = performance.now();
-    const res = await callTool(app, 'execute_query', { connection_id: 'db', sql: HUGE_SQL[engine], max_rows: 100 }, { headers });
+    const res = await callTool(app, 'execute_query', { connection_id: 'db', sql: HUGE_SQL[engine], max_rows: 100 }, { headers: reader.headers });
     const elapsed = performance.now() - started;
     const out = expectToolSuccess(res);
-    expect(out).toMatchObject({ statement_kind: 'read', row_count: 100, is_truncated: true });
+    expect(out).toMatchObject({ statement_kind: 'read', row_count: 100, is_truncated: true, next_cursor: expect.any(String) });
     expect(out.rows).toEqual(Array.from({ length: 100 }, (_, i) => [i + 1]));
     expect(elapsed).toBeLessThan(5_000);
+    // The rest waits behind its next_cursor, idle on purpose: one held session, nothing else running.
+    await expect.poll(() => busyBesideHeld(fixture), { timeout: 2_000, interval: 25 }).toBe(0);
+    expect(await heldSessions(fixture)).toBe(1);
+    // Its token revoked, the read is closed and its session given back.
+    app.tokens.revoke(reader.id, Date.now());
+    await expect.poll(() => heldSessions(fixture), { timeout: 2_000, interval: 25 }).toBe(0);
     await expect.poll(busy, { timeout: 2_000, interval: 25 }).toBe(0);
   });
 

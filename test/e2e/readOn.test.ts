@@ -1,8 +1,11 @@
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { callControl } from '../../src/cli/controlClient.js';
 import { engineModule } from '../../src/db/engines/registry.js';
 import { RESULT_CURSORS, RESULTS } from '../../src/core/contract.js';
+import { sqlitePoolSettings } from '../../src/db/engines/sqlite/poolSettings.js';
 import { availableEngines, type EngineFixture, heldSessions, startFixtureApp } from '../helpers/engines.js';
 import { fenceParts } from '../helpers/dataFence.js';
 import { expectModernSuccess, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
@@ -11,8 +14,9 @@ import { callTool, type TestApp } from '../helpers/testApp.js';
 /**
  * Issue 30, item 2: a cut execute_query or browse_table answer carries next_cursor, which reads on over
  * the same snapshot: bound to its token and connection, expiring 5 minutes after its last page, at most
- * 4 open per token and per connection, and its session given back when it ends. An engine whose driver
- * cannot hold a read (no `holdsReads`) answers as before, with no next_cursor.
+ * 4 open per token and per connection, and its session given back when it ends; on all four engines
+ * (SQLite in WAL mode). An engine whose driver cannot hold a read (no `holdsReads`) answers as before,
+ * with no next_cursor.
  */
 
 const engines = await availableEngines();
@@ -59,6 +63,8 @@ describe.each(engines)('reading on from a cut answer on %s', (engine) => {
   beforeAll(async () => {
     clock = clockAtNow();
     ({ app, fixture, dispose } = await startFixtureApp(engine, { auth: true, clock }));
+    // SQLite holds a read only in WAL mode, where its read transaction blocks no writer (the demo database is WAL).
+    if (engine === 'sqlite') await fixture.query('PRAGMA journal_mode = WAL');
     mint = (name) => {
       const { record, plaintext } = app.tokens.mint({ name, level: 'readWrite', connections: 'all', expiresInDays: null, now: clock.now() });
       return { id: record.id, headers: { authorization: `Bearer ${plaintext}` } };
@@ -200,7 +206,8 @@ describe.each(engines)('reading on from a cut answer on %s', (engine) => {
     expect(await heldNow()).toBe(0);
   });
 
-  it.runIf(holds)('holds at most 4 per token and fewer than the pool per connection; a token’s own newer statement closes its oldest', async () => {
+  // SQLite's pool is one for every connection: its own cap follows.
+  it.runIf(holds && engine !== 'sqlite')('holds at most 4 per token and fewer than the pool per connection; a token’s own newer statement closes its oldest', async () => {
     for (const id of ['db2', 'db3']) await callControl(app.dataDir, 'connections.add', { ...fixture.connection, id, name: id });
     const greedy = mint('greedy');
     const other = mint('other');
@@ -220,6 +227,41 @@ describe.each(engines)('reading on from a cut answer on %s', (engine) => {
       'invalid_argument: the cursor is closed: it was closed to free a session for a newer statement of the same token; run the statement again',
     );
     expect(ids(expectToolSuccess(await query(greedy, { cursor: held[1], max_rows: 2 })))).toEqual([2, 3]);
+  });
+
+  it.runIf(holds && engine === 'sqlite')('SQLite: held reads leave one process of the shared pool free, across its connections; past that a cut answer has no cursor', async () => {
+    const size = sqlitePoolSettings(process.env).processes;
+    await callControl(app.dataDir, 'connections.add', { ...fixture.connection, id: 'db4', name: 'db4' });
+    const holders = Array.from({ length: size - 1 - (await heldNow()) }, (_, i) => mint(`holder ${i}`));
+    const cut = (token: Minted, connection: string) =>
+      callTool(app, 'execute_query', { connection_id: connection, sql: 'SELECT id FROM numbered ORDER BY id', max_rows: 1 }, { headers: token.headers });
+    for (const [i, holder] of holders.entries()) expect(expectToolSuccess(await cut(holder, i % 2 === 0 ? 'db4' : 'db')).next_cursor).toEqual(expect.any(String));
+    expect(await heldNow()).toBe(size - 1);
+    const late = mint('late');
+    const uncut = expectToolSuccess(await cut(late, 'db'));
+    expect(uncut).toMatchObject({ row_count: 1, is_truncated: true, truncated_reason: 'max_rows' });
+    expect(uncut).not.toHaveProperty('next_cursor');
+    // The process left free serves everyone else.
+    expect(expectToolSuccess(await query(late, { sql: 'SELECT count(*) FROM numbered' })).rows).toEqual([[25]]);
+    for (const holder of holders) app.tokens.revoke(holder.id, clock.now());
+    await expect.poll(heldNow, { timeout: 5_000 }).toBe(0);
+    expect(expectToolSuccess(await cut(late, 'db')).next_cursor).toEqual(expect.any(String));
+    app.tokens.revoke(late.id, clock.now());
+    await expect.poll(heldNow, { timeout: 5_000 }).toBe(0);
+  });
+
+  it.runIf(holds && engine === 'sqlite')('SQLite: a database not in WAL mode holds no read (it would block writers): its cut answer has no cursor', async () => {
+    const path = join(dirname((fixture.connection as { path: string }).path), 'rollback.sqlite');
+    const db = new Database(path);
+    db.exec('CREATE TABLE t (id integer PRIMARY KEY); INSERT INTO t VALUES (1), (2), (3)');
+    expect(db.pragma('journal_mode', { simple: true })).toBe('delete');
+    db.close();
+    await callControl(app.dataDir, 'connections.add', { ...fixture.connection, id: 'rollback', name: 'rollback', path });
+    const token = mint('journal');
+    const out = expectToolSuccess(await callTool(app, 'execute_query', { connection_id: 'rollback', sql: 'SELECT id FROM t ORDER BY id', max_rows: 1 }, { headers: token.headers }));
+    expect(out).toMatchObject({ rows: [[1]], is_truncated: true, truncated_reason: 'max_rows' });
+    expect(out).not.toHaveProperty('next_cursor');
+    expect(await heldNow()).toBe(0);
   });
 
   it.runIf(holds)('gives the session back when its token is revoked or its connection removed', async () => {

@@ -3,7 +3,7 @@ import { DATABASES, RESULTS } from '../../src/core/contract.js';
 import { ConnectionCatalog } from '../../src/db/connections/connectionCatalog.js';
 import { expectRpcError } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, mintToken, type RawResponse, sendCancelled, type TestApp } from '../helpers/testApp.js';
-import { availableServers, busySessions, createFixture, type EngineFixture, heldSessions, runningSleeps, type ServerEngine, startFixtureApp } from '../helpers/engines.js';
+import { availableServers, busyBesideHeld, createFixture, type EngineFixture, heldSessions, runningSleeps, type ServerEngine, startFixtureApp } from '../helpers/engines.js';
 
 /**
  * Rows are streamed from the database servers and reading stops at `max_rows` + 1 or at the byte
@@ -57,8 +57,13 @@ describe.each(servers)('results are streamed on %s', (engine) => {
   let headers: Record<string, string>;
   let nextId = 1;
 
-  // Running a statement: a read held open behind its next_cursor (PostgreSQL) runs nothing between pages.
-  const busy = async () => (await busySessions(fixture)) - ((await heldSessions(fixture)) ?? 0);
+  let baseline: number;
+  // Running a statement: a read held open behind its next_cursor is idle on purpose between pages, and
+  // the server shows exactly as many such sessions as Sluice holds reads (its heldRead actors).
+  const busy = async () => {
+    expect(await heldSessions(fixture)).toBe(app.liveActors() - baseline);
+    return busyBesideHeld(fixture);
+  };
   const query = async (args: Record<string, unknown>) => {
     const id = nextId++;
     return structured(await callTool(app, 'execute_query', { connection_id: 'db', ...args }, { headers, id }), id);
@@ -67,6 +72,7 @@ describe.each(servers)('results are streamed on %s', (engine) => {
   beforeAll(async () => {
     ({ fixture, app, dispose } = await startFixtureApp(engine, { auth: true }));
     headers = mintToken(app, `${engine} streaming`).headers;
+    baseline = app.liveActors();
   });
   afterAll(async () => {
     await dispose?.();

@@ -258,15 +258,46 @@ export async function busySessions(fixture: EngineFixture): Promise<number> {
 }
 
 /**
- * How many of Sluice's sessions hold a read open between pages (behind a `next_cursor`): inside a
- * transaction with no statement running, as PostgreSQL sees it. Undefined where no server can show it
- * (DuckDB runs in Sluice's process); 0 on the engines that hold no reads (SQLite, MySQL/MariaDB).
+ * How many of Sluice's sessions hold a read open between pages (behind a `next_cursor`), as the server
+ * sees it. PostgreSQL: inside a transaction with no statement running. MySQL/MariaDB: inside a read-only
+ * InnoDB transaction; its process list shows such a session as Sleep or, while its paused statement
+ * still has rows to send, as Query, so the transaction table is asked, which shows it either way.
+ * Undefined where no server can show it (DuckDB runs in Sluice's process, SQLite in its query processes).
  */
 export async function heldSessions(fixture: EngineFixture): Promise<number | undefined> {
-  if (fixture.engine === 'duckdb') return undefined;
-  if (fixture.engine !== 'postgres') return 0;
-  const probe = `SELECT count(*)::int FROM pg_stat_activity
-    WHERE application_name = 'sluice' AND datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle in transaction'`;
+  if (fixture.engine === 'duckdb' || fixture.engine === 'sqlite') return undefined;
+  await freshTransactions(fixture);
+  return Number((await fixture.query(HELD_PROBES[fixture.engine]))[0]?.[0]);
+}
+
+/**
+ * InnoDB fills information_schema.INNODB_TRX from a cache it refreshes only when the table has not been
+ * read for 0.1 s: a probe polled faster would see the first answer forever. So a MySQL probe waits first.
+ */
+async function freshTransactions(fixture: EngineFixture): Promise<void> {
+  if (fixture.engine === 'mysql') await fixture.query('DO SLEEP(0.12)');
+}
+
+const HELD_PROBES: Record<ServerEngine, string> = {
+  postgres: `SELECT count(*)::int FROM pg_stat_activity
+    WHERE application_name = 'sluice' AND datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle in transaction'`,
+  mysql: `SELECT count(*) FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
+    WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID() AND t.trx_is_read_only = 1`,
+};
+
+/**
+ * How many of Sluice's sessions run a statement other than a held read's, asked from the fixture's own
+ * session. A held read is idle on purpose; `heldSessions` counts it, and a caller checks that count
+ * against the reads Sluice holds, so that nothing else hides among them.
+ */
+export async function busyBesideHeld(fixture: EngineFixture): Promise<number> {
+  await freshTransactions(fixture);
+  const probe =
+    fixture.engine === 'postgres'
+      ? `SELECT count(*)::int FROM pg_stat_activity
+         WHERE application_name = 'sluice' AND datname = current_database() AND pid <> pg_backend_pid() AND state NOT IN ('idle', 'idle in transaction')`
+      : `SELECT count(*) FROM information_schema.PROCESSLIST p WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID() AND p.COMMAND <> 'Sleep'
+         AND p.ID NOT IN (SELECT t.trx_mysql_thread_id FROM information_schema.INNODB_TRX t WHERE t.trx_is_read_only = 1)`;
   return Number((await fixture.query(probe))[0]?.[0]);
 }
 

@@ -24,6 +24,7 @@ export const mysql: EngineModule = {
     tls: { sql: "SHOW SESSION STATUS LIKE 'Ssl_version'", column: 'Value' },
   },
   dialect: SQL_DIALECTS.mysql,
+  holdsReads: true,
   schemaObjects: mysqlSchemaObjects,
   statistics: { tables: mysqlTableStatistics, database: mysqlDatabaseStatistics },
   health: mysqlHealth,

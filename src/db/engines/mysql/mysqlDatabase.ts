@@ -1,6 +1,6 @@
 import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
-import type { ExplainOptions, Explanation, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
+import type { ExplainOptions, Explanation, HeldResult, ReadOptions, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { mysqlAnalyzer } from './mysqlQueryPerformance.js';
 import { ServerDatabase } from '../../serverDatabase.js';
 import type { SshTunnel } from '../../reach/sshTunnel.js';
@@ -34,6 +34,11 @@ export class MysqlDatabase extends ServerDatabase {
 
   defaultSchema(): string {
     return this.#database;
+  }
+
+  /** A cut read's statement stays open, paused, in a consistent-snapshot read-only transaction (mysqlSessions.ts). */
+  holdRead(sql: string, options: ReadOptions): Promise<HeldResult> {
+    return this.holdOn(sql, options);
   }
 
   /** With `analyze`: the server's own analysis (mysqlAnalyzer) in the read session's read-only transaction, rolled back. */

@@ -1,18 +1,19 @@
 import type { Socket } from 'node:net';
 import mysql from 'mysql2';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
-import type { Column, PagedRead, PageReader, ResultSet } from '../../database.js';
+import type { Column, HeldPage, HeldResult, PagedRead, PageReader, ResultSet } from '../../database.js';
 import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { MYSQL_CONNECTION_LOST, mysqlFailureKind } from '../../failureKinds.js';
 import { jsonValue } from '../../results/jsonText.js';
-import { type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
+import { type HeldStatementOptions, type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
 import { RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
 import { TurnPacing } from '../../results/turnPacing.js';
 import { cancellable, wireValues } from '../../results/serverValues.js';
-import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
+import { DATABASES, EXPORTS, RESULTS, RESULT_CURSORS } from '../../../core/contract.js';
 import { nextTurn } from '../../../core/nextTurn.js';
 import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
+import { handedOn, HeldPages } from '../../results/heldPages.js';
 import type { AppClock } from '../../../core/clock.js';
 import { mysqlSsl } from '../../reach/tlsSettings.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
@@ -57,6 +58,8 @@ export class MysqlSessions implements ServerSessions {
 
   readonly #clock: AppClock;
   readonly #owners: Handover<mysql.PoolConnection>;
+  /** Reads held open between pages (`holdRead`), each on a session out of the read pool. */
+  readonly #held = new Set<HeldMysqlRead>();
 
   /** `owners` decides when a session is reset: the benchmark's baseline passes one that never does. */
   constructor(address: ServerAddress, clock: AppClock, owners: Handover<mysql.PoolConnection> = new SessionOwners()) {
@@ -115,6 +118,60 @@ export class MysqlSessions implements ServerSessions {
     });
   }
 
+  /**
+   * `read`, held open when rows were left out: the statement streams inside `START TRANSACTION WITH
+   * CONSISTENT SNAPSHOT, READ ONLY` with no server time limit (each page has Sluice's own deadline), its
+   * socket paused between pages so further rows wait on the server, which waits up to
+   * `net_write_timeout` (set past a held read's idle time). The session stays out of the pool.
+   */
+  async holdRead(sql: string, options: HeldStatementOptions): Promise<HeldResult> {
+    let rest: HeldMysqlRead | undefined;
+    const result = await this.#session(
+      this.#reads,
+      options,
+      async (connection, stop) => {
+        await run(connection, await this.#sessionSettings(connection, true, 0));
+        await run(connection, `SET SESSION net_write_timeout = ${Math.ceil(RESULT_CURSORS.idleMs / 1000) + 60}`);
+        await run(connection, 'START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
+        const rows = new StreamedRows(connection, sql, options.params);
+        const { handOn, ...limits } = options;
+        const page = await rows.page(limits);
+        const { handed, more } = await handedOn(page, handOn);
+        if (more) {
+          rows.keep(page.result.rows.slice(handed));
+          rest = new HeldMysqlRead(connection, rows, options.rowsAs, {
+            guard: (pageOptions, work) => this.#guard(connection, pageOptions, work),
+            abandon: () => stop.abandon(),
+            closed: () => this.#held.delete(rest as HeldMysqlRead),
+          });
+          this.#held.add(rest);
+        } else if (rows.ended) await run(connection, 'ROLLBACK');
+        else await stop.abandon();
+        return page.result;
+      },
+      () => rest !== undefined,
+    );
+    return rest ? { result, rest } : { result };
+  }
+
+  /** Runs a held read's page within `options`' deadline (app clock) and signal: either kills its statement. */
+  async #guard<T>(connection: mysql.PoolConnection, options: Pick<StatementOptions, 'timeoutMs' | 'signal'>, work: () => Promise<T>): Promise<T> {
+    let timedOut = false;
+    const timer = this.#clock.setTimeout(() => {
+      timedOut = true;
+      void this.#killQuery(connection.threadId).catch(() => {});
+    }, options.timeoutMs);
+    try {
+      return await cancellable(options.signal, work, () => this.#killQuery(connection.threadId));
+    } catch (error) {
+      if (options.signal.aborted) throw error;
+      if (timedOut) throw statementTimeout();
+      throw this.#failure(error as MysqlError);
+    } finally {
+      this.#clock.clearTimeout(timer);
+    }
+  }
+
   /** One read as `read`, its rows handed on a page at a time (`#pages`). */
   readPages(sql: string, options: StatementOptions, onPage: PageReader): Promise<PagedRead> {
     return this.#session(this.#reads, options, async (connection, stop) => {
@@ -168,13 +225,16 @@ export class MysqlSessions implements ServerSessions {
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.#held].map((held) => held.close()));
     await Promise.all([this.#reads.promise().end(), this.#writes.promise().end()]);
   }
 
+  /** `keep`, once the work is done, says that the session stays out of the pool (a held read), for its holder to end. */
   async #session<T>(
     pool: mysql.Pool,
     options: StatementOptions,
     work: (connection: mysql.PoolConnection, stop: Stop) => Promise<T>,
+    keep: () => boolean = () => false,
   ): Promise<T> {
     options.signal.throwIfAborted();
     const connection = await this.#connection(pool);
@@ -209,7 +269,7 @@ export class MysqlSessions implements ServerSessions {
       this.#clock.clearTimeout(timer);
       // A session a KILL was aimed at, or that failed mid-transaction, is closed: the server rolls it back.
       if (discard || stop.reason) connection.destroy();
-      else connection.release();
+      else if (!keep()) connection.release();
     }
   }
 
@@ -433,4 +493,156 @@ function failOnLoss(connection: mysql.PoolConnection, reject: (error: MysqlError
 
 function run(connection: mysql.PoolConnection, sql: string): Promise<void> {
   return new Promise((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * A statement's rows as they stream, queued and taken a page at a time: the socket is paused while the
+ * queue is full or no page is being read, and resumed when a page needs more. A row a page left out
+ * stays first in the queue for the next page.
+ */
+class StreamedRows {
+  readonly #connection: mysql.PoolConnection;
+  readonly #queue: unknown[][] = [];
+  /** Rows a page read and converted but did not hand on: the next page starts with them. */
+  #kept: unknown[][] = [];
+  #fields: Field[] = [];
+  #error: MysqlError | undefined;
+  #wake: (() => void) | undefined;
+  ended = false;
+
+  constructor(connection: mysql.PoolConnection, sql: string, params: unknown[]) {
+    this.#connection = connection;
+    const query = { sql, rowsAsArray: true, values: params };
+    const command = params.length > 0 ? connection.execute(query) : connection.query(query);
+    command.on('fields', (received: Field[] | undefined) => {
+      this.#fields = received ?? [];
+    });
+    command.on('result', (row: unknown) => {
+      if (!Array.isArray(row)) return;
+      this.#queue.push(row);
+      if (this.#queue.length >= RESULT_CURSORS.mysqlQueuedRows) connection.pause();
+      this.#wake?.();
+    });
+    const stopWatching = failOnLoss(connection, (error) => this.#fail(error));
+    command.on('error', (error: MysqlError) => {
+      stopWatching();
+      this.#fail(error);
+    });
+    command.on('end', () => {
+      stopWatching();
+      this.ended = true;
+      this.#wake?.();
+    });
+  }
+
+  #fail(error: MysqlError): void {
+    this.#error ??= error;
+    this.#wake?.();
+  }
+
+  /** Starts the next page with `rows`, read and converted by the last one but not handed on (before any row it read past). */
+  keep(rows: unknown[][]): void {
+    this.#kept = rows.concat(this.#kept);
+  }
+
+  /** The next rows, up to `maxRows` and the byte budget, and whether rows were left out of them. */
+  async page(options: Pick<StatementOptions, 'maxRows' | 'maxBytes' | 'cellBytes' | 'rowsAs'>): Promise<HeldPage<unknown[][]>> {
+    const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+    const rows: unknown[][] = [];
+    let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
+    let columns: Column[] | undefined;
+    let jsonColumns: number[] = [];
+    const convert = (raw: unknown[]) => {
+      const values = wireValues(raw);
+      for (const i of jsonColumns) if (typeof values[i] === 'string') values[i] = jsonValue(values[i] as string);
+      return values;
+    };
+    for (;;) {
+      const kept = this.#kept.length > 0;
+      const raw = kept ? this.#kept[0] : await this.#peek();
+      if (!raw) break;
+      if (!columns) {
+        columns = budget.takeColumns(this.#fields.map(column), this.#fields.length);
+        const width = columns.length;
+        jsonColumns = this.#fields.flatMap((field, i) => (i < width && isJson(field) ? [i] : []));
+      }
+      const values = rows.length < options.maxRows ? (kept ? raw : convert(raw)) : undefined;
+      if (!values) truncatedBy = 'max_rows';
+      else if (budget.take(values)) rows.push(values);
+      else truncatedBy = 'max_bytes';
+      if (truncatedBy) {
+        // A converted row the budget left out is not converted again on the next page.
+        if (values && !kept) {
+          this.#queue.shift();
+          this.#kept.unshift(values);
+        }
+        break;
+      }
+      if (kept) this.#kept.shift();
+      else this.#queue.shift();
+    }
+    // Further rows wait on the server until the next page; a statement at its end leaves the session to talk.
+    if (this.ended) this.#connection.resume();
+    else this.#connection.pause();
+    columns ??= budget.takeColumns(this.#fields.map(column), this.#fields.length);
+    return { result: { columns, rows, ...budget.outcome(truncatedBy), rowsAffected: 0 }, more: truncatedBy !== undefined && rows.length > 0 };
+  }
+
+  /** The first queued row, reading on (the socket resumed) while none is queued and the statement runs. */
+  async #peek(): Promise<unknown[] | undefined> {
+    while (this.#queue.length === 0 && !this.ended && !this.#error) {
+      const woken = new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#connection.resume();
+      await woken;
+    }
+    if (this.#queue.length === 0 && this.#error) throw this.#error;
+    return this.#queue[0];
+  }
+}
+
+/** What a held read asks of the sessions that made it. */
+type HeldSession = {
+  guard<T>(options: Pick<StatementOptions, 'timeoutMs' | 'signal'>, work: () => Promise<T>): Promise<T>;
+  /** Drops the session's socket and kills its statement. */
+  abandon(): Promise<void>;
+  closed(): void;
+};
+
+/** The rest of a cut read: its session, transaction and paused statement, held. */
+class HeldMysqlRead extends HeldPages {
+  readonly #connection: mysql.PoolConnection;
+  readonly #rows: StreamedRows;
+  readonly #session: HeldSession;
+
+  constructor(connection: mysql.PoolConnection, rows: StreamedRows, rowsAs: StatementOptions['rowsAs'], session: HeldSession) {
+    super(rowsAs);
+    this.#connection = connection;
+    this.#rows = rows;
+    this.#session = session;
+  }
+
+  protected page(page: StatementOptions): Promise<HeldPage<unknown[][]>> {
+    return this.#session.guard(page, () => this.#rows.page(page));
+  }
+
+  protected readOnAfter(handed: number, page: ResultSet): void {
+    this.#rows.keep(page.rows.slice(handed));
+  }
+
+  /** A statement read to its end is rolled back and its session goes back to the pool; one still streaming (or failed) is abandoned. */
+  protected async release(broken: Error | undefined): Promise<void> {
+    this.#session.closed();
+    if (broken || !this.#rows.ended) {
+      await this.#session.abandon().catch(() => {});
+      this.#connection.destroy();
+      return;
+    }
+    try {
+      this.#connection.resume();
+      await run(this.#connection, 'ROLLBACK');
+      this.#connection.release();
+    } catch {
+      this.#connection.destroy();
+    }
+  }
 }

@@ -25,6 +25,7 @@ export const sqlite: EngineModule = {
       /not a database/i.test(reason) && 'path' in connection ? `${connection.path} is not a SQLite database` : undefined,
   },
   dialect: SQL_DIALECTS.sqlite,
+  holdsReads: true,
   schemaObjects: sqliteSchemaObjects,
   statistics: { tables: sqliteTableStatistics, database: sqliteDatabaseStatistics },
   health: sqliteHealth,

@@ -61,8 +61,23 @@ export type SqliteFile = {
    * has settled, and the reply's rows are the last page.
    */
   run(request: SqliteStatement, signal: AbortSignal, timeoutMs: number, onPage?: PageReader): Promise<ResultSet<Rows>>;
+  /**
+   * Runs a read's first page (`hold` mode); when rows remain (`more`) its process stays out of the pool,
+   * the statement open on it, for `process` to read on and release.
+   */
+  hold(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<Exchanged & { process?: HeldProcess }>;
   /** Ends its waiting statements and, once no other connection uses the path, closes the file everywhere. */
   close(): void;
+};
+
+/** A statement's result and, for a held read, whether rows remain (`more`). */
+export type Exchanged = { result: ResultSet<Rows>; more: boolean };
+
+/** A process kept out of the pool for a held read: its next pages, then its release back to the pool. */
+export type HeldProcess = {
+  next(request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<Exchanged>;
+  /** Ends the read (its iterator, its transaction) and gives the process back; nothing when it is gone already. */
+  release(): Promise<void>;
 };
 
 type Handle = { path: string; closed: boolean; running: number };
@@ -90,6 +105,8 @@ export class SqliteProcessPool {
   readonly #waiting: Waiter[] = [];
   /** Open connections per path: a file is closed in every process when its last one closes. */
   readonly #paths = new Map<string, number>();
+  /** Processes kept out of the pool for held reads: at most `size - 1`, so one always serves everyone else. */
+  #held = 0;
   #closed = false;
   #nextId = 1;
   #trimTimer: unknown;
@@ -112,6 +129,8 @@ export class SqliteProcessPool {
     return {
       run: (request, signal, timeoutMs, onPage) =>
         handle.closed || this.#closed ? Promise.reject(closedFailure()) : this.#run(handle, request, signal, timeoutMs, onPage),
+      hold: (request, signal, timeoutMs) =>
+        handle.closed || this.#closed ? Promise.reject(closedFailure()) : this.#hold(handle, request, signal, timeoutMs),
       close: () => this.#closeHandle(handle),
     };
   }
@@ -174,7 +193,43 @@ export class SqliteProcessPool {
     signal.throwIfAborted();
     const owner = sessionOwner();
     const child = await this.#acquire(handle, signal);
-    return this.#statement(child, handle, request, owner, signal, timeoutMs, onPage);
+    return (await this.#statement(child, handle, request, owner, signal, timeoutMs, { onPage })).result;
+  }
+
+  async #hold(handle: Handle, request: SqliteStatement, signal: AbortSignal, timeoutMs: number): Promise<Exchanged & { process?: HeldProcess }> {
+    signal.throwIfAborted();
+    const owner = sessionOwner();
+    const child = await this.#acquire(handle, signal);
+    // The pool is shared by every SQLite connection: past `size - 1` held, a read is read whole, with no rest.
+    const mode = this.#held < this.size - 1 ? 'hold' : 'read';
+    const first = await this.#statement(child, handle, { ...request, mode }, owner, signal, timeoutMs, { held: true });
+    if (!first.more) return first;
+    this.#held += 1;
+    let open = true;
+    const ended = () => {
+      if (open) this.#held -= 1;
+      open = false;
+    };
+    const next: HeldProcess['next'] = async (page, pageSignal, pageTimeoutMs) => {
+      try {
+        const read = await this.#statement(child, handle, { ...page, mode: 'next' }, owner, pageSignal, pageTimeoutMs, { held: true });
+        // A page that ends the read gives the process back: nothing is held after it.
+        if (!read.more) ended();
+        return read;
+      } catch (error) {
+        // A page that fails took its process with it or gave it back.
+        ended();
+        throw error;
+      }
+    };
+    const release = async () => {
+      if (!open) return;
+      ended();
+      if (this.#closed || child.exitCode !== null || child.signalCode !== null) return;
+      const ending = { mode: 'release' as const, sql: '', params: [], maxRows: 0, maxBytes: 0 };
+      await this.#statement(child, handle, ending, owner, new AbortController().signal, DATABASES.introspectionTimeoutMs).catch(() => undefined);
+    };
+    return { ...first, process: { next, release } };
   }
 
   /** An idle process, a new one while there are fewer than `size`, or else the next one freed. */
@@ -283,15 +338,16 @@ export class SqliteProcessPool {
     owner: string,
     signal: AbortSignal,
     timeoutMs: number,
-    onPage?: PageReader,
-  ): Promise<ResultSet<Rows>> {
+    { onPage, held = false }: { onPage?: PageReader; held?: boolean } = {},
+  ): Promise<Exchanged> {
     child.channel?.ref();
     const id = this.#nextId++;
 
     // eslint-disable-next-line max-lines-per-function -- as #statement's: the listeners below share `settled` and `settle`
-    return new Promise<ResultSet<Rows>>((resolve, reject) => {
+    return new Promise<Exchanged>((resolve, reject) => {
       let settled = false;
-      const settle = (keep: boolean, rss?: number) => {
+      /** `stays`: the statement is held open on `child`, which stays out of the pool. */
+      const settle = (keep: boolean, rss?: number, stays = false) => {
         settled = true;
         this.#clock.clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
@@ -299,7 +355,7 @@ export class SqliteProcessPool {
         child.off('error', onError);
         child.off('exit', onExit);
         child.channel?.unref();
-        this.#settled(child, handle, keep, rss);
+        if (!stays) this.#settled(child, handle, keep, rss);
       };
       const chunks: Chunk[] = [];
       const onMessage = (reply: ProcessMessage) => {
@@ -322,8 +378,9 @@ export class SqliteProcessPool {
           );
           return;
         }
-        settle(true, reply.rss);
-        if (reply.ok) resolve(resultOf(reply, chunks));
+        const more = held && reply.ok && reply.more === true;
+        settle(true, reply.rss, more);
+        if (reply.ok) resolve({ result: resultOf(reply, chunks), more });
         else reject(sqliteFailure(reply.error.code, reply.error.message));
       };
       const onAbort = () => {

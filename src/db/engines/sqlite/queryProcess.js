@@ -89,6 +89,7 @@ function connection(path, owner) {
 
 /** @param {string} path */
 function closeFile(path) {
+  if (held?.path === path) release();
   connections.get(path)?.close();
   connections.delete(path);
   writers.delete(path);
@@ -154,17 +155,54 @@ function resultColumn(c) {
 }
 
 /**
+ * The statement's rows, all of them (`collectRows`), its iterator ended after.
+ * @param {import('better-sqlite3').Statement} stmt
+ * @param {Request} request
+ */
+function collect(stmt, request) {
+  stmt.safeIntegers(true);
+  const iterator = stmt.raw(true).iterate(...request.params);
+  try {
+    return collectRows(stmt.columns(), iterator, request, undefined);
+  } finally {
+    iterator.return?.();
+  }
+}
+
+/**
+ * @typedef {{ db: import('better-sqlite3').Database, path: string, iterator: IterableIterator<unknown>,
+ *   all: import('better-sqlite3').ColumnDefinition[], pending: unknown[] | undefined }} Held
+ */
+
+/**
+ * The next row: a held read's row that the last page read but left out, else the iterator's next.
+ * @param {IterableIterator<unknown>} iterator
+ * @param {Held | undefined} held
+ * @returns {unknown[] | undefined}
+ */
+function nextRow(iterator, held) {
+  const pending = held?.pending;
+  if (pending) {
+    held.pending = undefined;
+    return pending;
+  }
+  const step = iterator.next();
+  return step.done ? undefined : /** @type {unknown[]} */ (step.value);
+}
+
+/**
  * The rows as values, or (`rowsAs: 'json'`) as JSON text, serialised here beside the query rather than
  * copied to the server as values to be serialised there: every full chunk goes ahead at once as
  * `{ id, rowsChunk, linesChunk }` (a JSON array, and the same rows as the lines of the result's text,
  * JSON-escaped: see JsonRows in database.ts), the last one in the reply as `rowsJson` and `linesJson`.
- * @param {import('better-sqlite3').Statement} stmt
+ * A held read (`held`) keeps the row it read past the page for its next page.
+ * @param {import('better-sqlite3').ColumnDefinition[]} all
+ * @param {IterableIterator<unknown>} iterator
  * @param {Request} request
+ * @param {Held | undefined} held
  */
-function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
-  stmt.safeIntegers(true);
+function collectRows(all, iterator, { id, maxRows, maxBytes, cellBytes, rowsAs }, held) {
   const budget = new RowBudget(maxBytes, { cellBytes, answer: rowsAs === 'json' });
-  const all = stmt.columns();
   const columns = budget.takeColumns(all.map(resultColumn), all.length);
   /** @type {unknown[][]} */
   let rows = [];
@@ -175,16 +213,17 @@ function collect(stmt, { id, params, maxRows, maxBytes, cellBytes, rowsAs }) {
   let chunkStart = budget.used;
   /** @type {'max_rows' | 'max_bytes' | undefined} */
   let truncatedBy;
-  for (const row of stmt.raw(true).iterate(...params)) {
+  for (let values = nextRow(iterator, held); values; values = nextRow(iterator, held)) {
     if (count === maxRows) {
       truncatedBy = 'max_rows';
+      if (held) held.pending = values;
       break;
     }
-    const values = /** @type {unknown[]} */ (row);
     if (values.length > columns.length) values.length = columns.length;
     const blobsCut = wireRow(values, budget.cellLimit);
     if (!budget.take(values)) {
       truncatedBy = 'max_bytes';
+      if (held) held.pending = values;
       break;
     }
     budget.cellsCut += blobsCut;
@@ -217,6 +256,54 @@ function read(db, request) {
     return { ok: false, error: { code: NOT_READ_ONLY, message: 'the statement is not a read' } };
   }
   return { ok: true, ...collect(stmt, request), rowsAffected: 0 };
+}
+
+/**
+ * The read held open between pages (`hold`), on this process, which its pool keeps for it alone: its
+ * statement's iterator in a read transaction (BEGIN), so that every page sees the first one's snapshot.
+ * @type {Held | undefined}
+ */
+let held;
+
+/**
+ * Runs a read to be read on: its first page, and (`more`) whether it stays held for the next. Only a
+ * database in WAL mode is held: there a read transaction blocks no writer; elsewhere it would, so the
+ * read runs as `read` and nothing is held.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ * @returns {Outcome}
+ */
+function hold(db, request) {
+  if (db.pragma('journal_mode', { simple: true }) !== 'wal') return read(db, request);
+  const stmt = db.prepare(request.sql);
+  if (!stmt.readonly || !stmt.reader) {
+    return { ok: false, error: { code: NOT_READ_ONLY, message: 'the statement is not a read' } };
+  }
+  stmt.safeIntegers(true);
+  db.exec('BEGIN');
+  held = { db, path: request.path, iterator: stmt.raw(true).iterate(...request.params), all: stmt.columns(), pending: undefined };
+  return nextPage(request);
+}
+
+/**
+ * The held read's next page, within the request's rows and bytes; the read ends after its last.
+ * @param {Request} request
+ * @returns {Outcome}
+ */
+function nextPage(request) {
+  if (!held) return { ok: false, error: { code: 'SQLITE_MISUSE', message: 'no read is held' } };
+  const page = collectRows(held.all, held.iterator, request, held);
+  const more = page.truncated && held.pending !== undefined && ('rows' in page ? page.rows.length : page.rowCount) > 0;
+  return { ok: true, ...page, rowsAffected: 0, more };
+}
+
+/** Ends the held read, if there is one: its iterator, then its transaction. */
+function release() {
+  const ending = held;
+  held = undefined;
+  if (!ending) return;
+  ending.iterator.return?.();
+  if (ending.db.inTransaction) ending.db.exec('ROLLBACK');
 }
 
 /** Resolves the wait for the server's word that it has written the page sent last. */
@@ -397,6 +484,36 @@ function countOf(stmt) {
   }
 }
 
+/**
+ * The outcome of one request on this process's connection to its file (a held read's, on its own).
+ * @param {Request} request
+ * @returns {Promise<Outcome>}
+ */
+async function answer(request) {
+  if (request.mode === 'next') return nextPage(request);
+  if (request.mode === 'release') {
+    release();
+    return { ok: true, columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: 0 };
+  }
+  const db = connection(request.path, request.owner);
+  switch (request.mode) {
+    case 'hold':
+      return hold(db, request);
+    case 'pages':
+      return pages(db, request);
+    case 'write':
+      return write(db, request);
+    case 'check':
+      return check(db, request);
+    case 'count':
+      return count(db, request);
+    case 'rehearse':
+      return rehearse(db, request);
+    default:
+      return read(db, request);
+  }
+}
+
 process.on(
   'message',
   async (/** @type {import('./queryProcessMessages.js').PoolMessage} */ message) => {
@@ -413,19 +530,7 @@ process.on(
     let reply;
     Atomics.store(deadline, 0, BigInt(Date.now() + (request.timeoutMs ?? 0) + DATABASES.deadlineGraceMs));
     try {
-      const db = connection(request.path, request.owner);
-      reply =
-        request.mode === 'pages'
-          ? await pages(db, request)
-          : request.mode === 'write'
-            ? write(db, request)
-            : request.mode === 'check'
-              ? check(db, request)
-              : request.mode === 'count'
-                ? count(db, request)
-                : request.mode === 'rehearse'
-                  ? await rehearse(db, request)
-                  : read(db, request);
+      reply = await answer(request);
     } catch (error) {
       const err = /** @type {{ message?: string, code?: string }} */ (error);
       reply = {
@@ -433,6 +538,8 @@ process.on(
         error: { code: err.code ?? 'SQLITE_ERROR', message: err.message ?? String(error) },
       };
     }
+    // A held read that failed or was read to its end is ended before the process goes back to the pool.
+    if ((request.mode === 'hold' || request.mode === 'next') && !(reply.ok && reply.more)) release();
     Atomics.store(deadline, 0, 0n);
     // The pool replaces a process that holds more than its threshold once it has answered.
     send({ id: request.id, rss: process.memoryUsage.rss(), ...reply });

@@ -25,9 +25,10 @@ export const processArgs = (argv) => ({ busyTimeoutMs: Number(argv[2]), filesPer
  * `Page` and `PageWritten`). `count` runs the statements `counts` instead of `sql`, each a
  * `SELECT count(*) FROM <table> WHERE sluice_counting()`, for at most `budgetMs` in all (see `COUNTING`).
  * `rehearse` tries the write `plan` describes (db/rehearsal.js) in a transaction it rolls back, and
- * answers with one row of one cell: the `Rehearsed` outcome.
+ * answers with one row of one cell: the `Rehearsed` outcome. `hold` is a read whose process keeps its
+ * statement open when rows remain (`more`), in a read transaction; `next` reads its next page, `release` ends it.
  * @typedef {{
- *   id: number, path: string, owner: string, mode: 'read' | 'pages' | 'write' | 'check' | 'count' | 'rehearse', timeoutMs: number,
+ *   id: number, path: string, owner: string, mode: 'read' | 'hold' | 'next' | 'release' | 'pages' | 'write' | 'check' | 'count' | 'rehearse', timeoutMs: number,
  *   sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number,
  *   rowsAs?: 'values' | 'json', pageRows?: number, pageBytes?: number, counts?: string[], budgetMs?: number,
  *   plan?: import('../../rehearsal.js').RehearsalPlan
@@ -76,7 +77,7 @@ export const isPageWritten = (message) => 'written' in message;
  * What a statement returned, without its rows.
  * @typedef {{
  *   columns: ReplyColumn[], truncated: boolean, truncatedBy?: 'max_rows' | 'max_bytes', cellsCut: number,
- *   columnsLeftOut?: number, valuesAsText?: number, rowsAffected: number
+ *   columnsLeftOut?: number, valuesAsText?: number, rowsAffected: number, more?: boolean
  * }} ReplyResult
  */
 

@@ -3,9 +3,13 @@ import { type BrowseRequest, browseSql } from '../../../sql/browseSql.js';
 import { type CatalogRow, namedRows } from '../../catalog/catalogRead.js';
 import { groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import {
+  type Column,
   type Database,
   type ExplainOptions,
   type Explanation,
+  type HeldPage,
+  type HeldResult,
+  type HoldOptions,
   type PagedRead,
   type PageReader,
   type ReadOptions,
@@ -18,9 +22,11 @@ import {
   valuesOf,
 } from '../../database.js';
 import { DriverFailure } from '../../driverFailure.js';
+import { handedOn, HeldPages } from '../../results/heldPages.js';
+import type { StatementOptions } from '../../serverDatabase.js';
 import { CATALOG_BUDGET } from '../../results/resultBudget.js';
 import { journalModeQuery } from './journalModeQuery.js';
-import { type SqliteFile, SqliteProcessPool } from './processPool.js';
+import { type HeldProcess, type SqliteFile, SqliteProcessPool } from './processPool.js';
 import { COUNTING } from './queryProcessMessages.js';
 import { sqlitePoolSettings } from './poolSettings.js';
 import type { RehearsalPlan, Rehearsed } from '../../rehearsal.js';
@@ -207,6 +213,24 @@ export class SqliteDatabase implements Database {
     return this.#statement('read', sql, options);
   }
 
+  /**
+   * `read`, held open when rows were left out: the statement's iterator stays on its query process, in
+   * a read transaction (so every page sees the first page's snapshot), and the process stays out of the
+   * pool until the rest is closed. A database not in WAL mode is read whole, with no rest: there a held
+   * read transaction would block every writer.
+   */
+  async holdRead(sql: string, options: HoldOptions): Promise<HeldResult> {
+    const { handOn, ...limits } = options;
+    const request = { mode: 'hold' as const, ...this.#request(sql, limits) };
+    const { result, process } = await this.#file.hold(request, options.signal, options.timeoutMs);
+    const { handed, more } = await handedOn({ result, more: process !== undefined }, handOn);
+    if (!more) {
+      await process?.release();
+      return { result };
+    }
+    return { result, rest: new HeldSqliteRead(process, request.rowsAs, result, valuesOf(result.rows).slice(handed)) };
+  }
+
   /** One read as `read`, its rows handed on a page at a time by the query process, which reads on only once a page is done. */
   async readPages(sql: string, options: ReadOptions, onPage: PageReader): Promise<PagedRead> {
     let rows = 0;
@@ -239,14 +263,20 @@ export class SqliteDatabase implements Database {
   #statement(mode: 'read' | 'pages' | 'write', sql: string, options: ReadOptions, onPage?: PageReader): Promise<ResultSet<Rows>> {
     const request = {
       mode,
-      sql: mode === 'write' ? sql : journalModeQuery(sql),
-      params: options.params ?? [],
-      maxRows: options.maxRows,
-      maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
-      rowsAs: options.rowsAs ?? 'values',
+      ...this.#request(mode === 'write' ? sql : journalModeQuery(sql), options),
       ...(mode === 'pages' ? { pageRows: EXPORTS.pageRows, pageBytes: EXPORTS.pageBytes } : {}),
     };
     return this.#file.run(request, options.signal, options.timeoutMs, onPage);
+  }
+
+  #request(sql: string, options: ReadOptions) {
+    return {
+      sql,
+      params: options.params ?? [],
+      maxRows: options.maxRows,
+      maxBytes: options.maxBytes ?? RESULTS.defaultBytes,
+      rowsAs: options.rowsAs ?? ('values' as const),
+    };
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {
@@ -257,5 +287,50 @@ export class SqliteDatabase implements Database {
   async close(): Promise<void> {
     this.#file.close();
     await this.#ownPool?.close();
+  }
+}
+
+/**
+ * The rest of a cut read: its statement and read transaction, held on a query process out of the pool,
+ * and the rows a page read but did not hand on (`kept`), which come first. A read the process read
+ * whole (no process) whose answer the token cut left rows out of is only its kept rows.
+ */
+class HeldSqliteRead extends HeldPages {
+  readonly #process: HeldProcess | undefined;
+  readonly #columns: Column[];
+  /** How the read ended where no process holds the rest of it: its last page says so. */
+  readonly #end: Pick<ResultSet, 'truncated' | 'truncatedBy'>;
+  #kept: unknown[][];
+  #fromKept = false;
+
+  constructor(process: HeldProcess | undefined, rowsAs: StatementOptions['rowsAs'], first: ResultSet<Rows>, kept: unknown[][]) {
+    super(rowsAs);
+    this.#process = process;
+    this.#columns = first.columns;
+    this.#end = { truncated: first.truncated, ...(first.truncatedBy ? { truncatedBy: first.truncatedBy } : {}) };
+    this.#kept = kept;
+  }
+
+  /** Kept rows first, up to `maxRows`; then each page from the process, as values whatever the first one came as. */
+  protected async page(page: StatementOptions): Promise<HeldPage<unknown[][]>> {
+    this.#fromKept = this.#kept.length > 0 || !this.#process;
+    if (this.#fromKept) {
+      const rows = this.#kept.slice(0, page.maxRows);
+      const more = this.#process !== undefined || rows.length < this.#kept.length;
+      const end = more ? { truncated: true, truncatedBy: 'max_rows' as const } : this.#end;
+      return { result: { columns: this.#columns, rows, ...end, rowsAffected: 0 }, more };
+    }
+    const request = { mode: 'next' as const, sql: '', params: [], maxRows: page.maxRows, maxBytes: page.maxBytes, rowsAs: 'values' as const };
+    const { result, more } = await this.#process!.next(request, page.signal, page.timeoutMs);
+    return { result: { ...result, rows: valuesOf(result.rows) }, more };
+  }
+
+  protected readOnAfter(handed: number, page: ResultSet): void {
+    this.#kept = this.#fromKept ? this.#kept.slice(handed) : page.rows.slice(handed);
+  }
+
+  /** A page that failed took its process with it or gave it back already; else the read is ended on it. */
+  protected async release(): Promise<void> {
+    await this.#process?.release();
   }
 }
