@@ -296,10 +296,11 @@ export class SqliteDatabase implements Database {
  * whole (no process) whose answer the token cut left rows out of is only its kept rows.
  */
 class HeldSqliteRead extends HeldPages {
-  readonly #process: HeldProcess | undefined;
+  /** The process holding the statement, until a page reads it to its end (the process then goes back to the pool). */
+  #process: HeldProcess | undefined;
   readonly #columns: Column[];
   /** How the read ended where no process holds the rest of it: its last page says so. */
-  readonly #end: Pick<ResultSet, 'truncated' | 'truncatedBy'>;
+  #end: Pick<ResultSet, 'truncated' | 'truncatedBy'>;
   #kept: unknown[][];
   #fromKept = false;
 
@@ -322,6 +323,11 @@ class HeldSqliteRead extends HeldPages {
     }
     const request = { mode: 'next' as const, sql: '', params: [], maxRows: page.maxRows, maxBytes: page.maxBytes, rowsAs: 'values' as const };
     const { result, more } = await this.#process!.next(request, page.signal, page.timeoutMs);
+    if (!more) {
+      // Read to its end: the process ended the statement; rows the token cut leaves out are kept here.
+      this.#process = undefined;
+      this.#end = { truncated: result.truncated, ...(result.truncatedBy ? { truncatedBy: result.truncatedBy } : {}) };
+    }
     return { result: { ...result, rows: valuesOf(result.rows) }, more };
   }
 
