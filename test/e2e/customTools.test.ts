@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +65,8 @@ const BAD = [
   // Only PostgreSQL's own parser runs without a server: elsewhere the engine finds this when it is called.
   { name: 'cut_short', description: 'Ends early.', connection: 'db', statement: 'SELECT id FROM authors WHERE id = :id AND', kind: 'read', parameters: [{ name: 'id', type: 'integer' }] },
 ];
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const fileText = (tools: unknown[]) => `${JSON.stringify({ tools }, null, 2)}\n`;
 
@@ -158,7 +161,8 @@ describe.each(engines)('custom tools on %s', (engine: Engine) => {
     const injected = expectToolSuccess(await callTool(app, 'find_author', { name: "x' OR '1'='1" }, { headers: full }));
     expect(injected).toMatchObject({ rows: [], row_count: 0 });
     const [row] = app.activity.list({ category: 'tool' });
-    expect(row).toMatchObject({ action: 'find_author', outcome: 'success', connection_id: 'db', rows: 0 });
+    // The digest of the tool's own statement, as written in tools.json (never its text).
+    expect(row).toMatchObject({ action: 'find_author', outcome: 'success', connection_id: 'db', rows: 0, statement_sha256: sha256(GOOD[0]!.statement) });
     const refused = expectRpcError(await callTool(app, 'find_author', { name: 'x', extra: 1 }, { headers: full }), 400, -32602, 1);
     expect(refused.message).toBe('Invalid arguments: arguments.extra is not a known argument');
   });

@@ -54,6 +54,7 @@ export function customTool(definition: ToolDefinition): Tool {
     annotations: read ? { readOnlyHint: true, destructiveHint: false } : { readOnlyHint: false, destructiveHint: false },
     scopes: read ? [] : ['tools:write'],
     connectionId: definition.connection,
+    statement: definition.statement,
     async run(args, ctx) {
       ctx.progress(0, 1, 'Checking the statement');
       const { connection, db, key, privacy } = useConnection(ctx, definition.connection);
