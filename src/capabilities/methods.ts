@@ -236,7 +236,7 @@ async function runTool(tool: Tool, args: Record<string, unknown>, ctx: CallConte
       action: tool.name,
       outcome,
       ...(tool.connectionId !== undefined ? { connectionId: tool.connectionId } : typeof args.connection_id === 'string' ? { connectionId: args.connection_id } : {}),
-      ...(typeof args.sql === 'string' ? { statement: args.sql } : {}),
+      ...(tool.statement !== undefined ? { statement: tool.statement } : typeof args.sql === 'string' ? { statement: args.sql } : {}),
       durationMs: Math.round(performance.now() - started),
       ...extra,
     });

@@ -26,6 +26,8 @@ export type Statement = {
   consent?: ConsentDetails;
   /** A read cut for its size stays open behind a `next_cursor` for this token, connection and tool (readOn.ts). */
   heldFor?: CursorScope;
+  /** What a call reading on from its cursor must repeat, when not the SQL (a custom tool's arguments). */
+  heldAs?: string;
   /** The answer's token budget (`max_tokens`): a held read's cut is decided where it is held. */
   maxTokens?: number;
 };
@@ -86,7 +88,7 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
   let held: ReadAnswer | undefined;
   const read = async () => {
     if (!statement.heldFor) return db.read(statement.sql, options);
-    held = await readHeld(ctx, db, statement.heldFor, statement.sql, statement.sql, options, { budget: statement.maxTokens ?? RESULTS.defaultTokens, mask });
+    held = await readHeld(ctx, db, statement.heldFor, statement.heldAs ?? statement.sql, statement.sql, options, { budget: statement.maxTokens ?? RESULTS.defaultTokens, mask });
     return held.result;
   };
   const run = (kind: StatementKind) => (kind === 'read' ? read() : db.write(statement.sql, options));

@@ -47,6 +47,8 @@ export type Tool<S extends ObjectSchema = ObjectSchema> = {
   scopes: Scope[];
   /** The one connection the tool always works on (a custom tool's), which its activity rows name. */
   connectionId?: string;
+  /** The one statement the tool always runs (a custom tool's), whose digest its activity rows carry. */
+  statement?: string;
   /** Client capabilities the tool cannot work without; a call without them is `-32021`. */
   requiredClientCapabilities?: string[];
   run(args: FromSchema<S>, ctx: CallContext): Promise<Record<string, unknown>>;

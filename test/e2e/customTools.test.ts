@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cursorProperty } from '../../src/capabilities/readOn.js';
 import { resultSetSchema } from '../../src/capabilities/resultSet.js';
 import { CUSTOM_TOOLS } from '../../src/core/contract.js';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
@@ -11,7 +13,7 @@ import { availableEngines, createFixture, type EngineFixture } from '../helpers/
 import { listen } from '../helpers/eventStream.js';
 import { eventually, untilPasses } from '../helpers/polling.js';
 import { SteppingClock } from '../helpers/steppingClock.js';
-import { expectModernSuccess, expectRpcError, expectToolSuccess } from '../helpers/rpcAssertions.js';
+import { expectModernSuccess, expectRpcError, expectToolError, expectToolSuccess } from '../helpers/rpcAssertions.js';
 import { bearer, callTool, mcp, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
 
 /**
@@ -43,6 +45,15 @@ const GOOD = [
       { name: 'name', type: 'string', pattern: '^[A-Z]' },
     ],
   },
+  {
+    name: 'books_from',
+    description: 'Books from this id on, two at a time.',
+    connection: 'db',
+    statement: 'SELECT id FROM books WHERE id >= :min_id ORDER BY id',
+    kind: 'read',
+    max_rows: 2,
+    parameters: [{ name: 'min_id', type: 'integer' }],
+  },
 ];
 
 const BAD = [
@@ -50,9 +61,12 @@ const BAD = [
   { name: 'lost_param', description: 'A placeholder without a parameter.', connection: 'db', statement: 'SELECT * FROM books WHERE id = :book', kind: 'read' },
   { name: 'execute_query', description: 'Takes a built-in name.', connection: 'db', statement: 'SELECT 1', kind: 'read' },
   { name: 'nowhere', description: 'An unknown connection.', connection: 'nope', statement: 'SELECT 1', kind: 'read' },
+  { name: 'cursor_param', description: 'Takes the name cursor.', connection: 'db', statement: 'SELECT id FROM books WHERE id = :cursor', kind: 'read', parameters: [{ name: 'cursor', type: 'integer' }] },
   // Only PostgreSQL's own parser runs without a server: elsewhere the engine finds this when it is called.
   { name: 'cut_short', description: 'Ends early.', connection: 'db', statement: 'SELECT id FROM authors WHERE id = :id AND', kind: 'read', parameters: [{ name: 'id', type: 'integer' }] },
 ];
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const fileText = (tools: unknown[]) => `${JSON.stringify({ tools }, null, 2)}\n`;
 
@@ -73,7 +87,7 @@ describe.each(engines)('custom tools on %s', (engine: Engine) => {
     dataDir = mkdtempSync(join(tmpdir(), `sluice-tools-${engine}-`));
     path = join(dataDir, 'tools.json');
     writeConfig(dataDir, { connections: [fixture.connection] });
-    text = fileText([GOOD[0], ...BAD, GOOD[1]]);
+    text = fileText([GOOD[0], ...BAD, GOOD[1], GOOD[2]]);
     writeFileSync(path, text);
     app = await startTestApp({ dataDir, auth: true, notice: (line) => notices.push(line) });
     full = mintToken(app, `${engine} full`).headers;
@@ -86,24 +100,47 @@ describe.each(engines)('custom tools on %s', (engine: Engine) => {
 
   const mark = (n: number) => (engine === 'postgres' || engine === 'duckdb' ? `$${n}` : '?');
 
+  it('a read cut by its max_rows reads on from its next_cursor, called again with the same arguments', async () => {
+    const ids = (answer: Record<string, unknown>) => (answer.rows as unknown[][]).map((row) => Number(row[0]));
+    const first = expectToolSuccess(await callTool(app, 'books_from', { min_id: 20 }, { headers: full }));
+    expect(first).toMatchObject({ row_count: 2, is_truncated: true, next_cursor: expect.any(String) });
+    const seen = ids(first);
+    let cursor: string | undefined = first.next_cursor;
+    while (cursor !== undefined) {
+      const page = expectToolSuccess(await callTool(app, 'books_from', { min_id: 20, cursor }, { headers: full }));
+      seen.push(...ids(page));
+      cursor = page.next_cursor;
+    }
+    expect(seen).toEqual([20, 21, 22, 23, 24, 25]);
+    const again = expectToolSuccess(await callTool(app, 'books_from', { min_id: 1 }, { headers: full }));
+    const other = expectToolError(await callTool(app, 'books_from', { min_id: 2, cursor: again.next_cursor }, { headers: full }), 'invalid_argument');
+    expect(other).toMatch(/reads on another statement/);
+  });
+
   it('refuses each bad definition with its file, line and reason, once, and serves the others', async () => {
     expect(app.customTools.refusals()).toEqual([
       { file: path, line: lineOf(text, 'sneaky_write'), reason: expect.stringMatching(/^kind is read, but the statement is classified (write|destructive): /) },
       { file: path, line: lineOf(text, 'lost_param'), reason: "the statement's placeholder :book has no parameter" },
       { file: path, line: lineOf(text, 'execute_query'), reason: 'the name execute_query is taken (a built-in tool, or a tool defined earlier in the file)' },
       { file: path, line: lineOf(text, 'nowhere'), reason: 'no saved connection has the id "nope"' },
+      { file: path, line: lineOf(text, 'cursor_param'), reason: 'cursor is not a parameter name: it reads on from a cut answer' },
       ...(engine === 'postgres' ? [{ file: path, line: lineOf(text, 'cut_short'), reason: 'statement: the statement is not valid: syntax error at end of input' }] : []),
     ]);
     expect(notices).toEqual(app.customTools.refusals().map((r) => `custom tool refused: ${r.file}:${r.line}: ${r.reason}`));
     await app.customTools.reload();
-    expect(notices).toHaveLength(engine === 'postgres' ? 5 : 4);
+    expect(notices).toHaveLength(engine === 'postgres' ? 6 : 5);
     const listed = expectModernSuccess(await mcp(app, 'tools/list', {}, { headers: full })).tools as Record<string, unknown>[];
     expect(listed.filter((tool) => ['find_author', 'rename_author'].includes(tool.name as string))).toEqual([
       {
         name: 'find_author',
         title: 'find_author',
         description: 'The author with this exact name.',
-        inputSchema: { type: 'object', properties: { name: { type: 'string', description: 'The author’s full name.' } }, required: ['name'], additionalProperties: false },
+        inputSchema: {
+          type: 'object',
+          properties: { name: { type: 'string', description: 'The author’s full name.' }, cursor: { type: 'string', description: cursorProperty.description } },
+          required: ['name'],
+          additionalProperties: false,
+        },
         outputSchema: resultSetSchema,
         annotations: { readOnlyHint: true },
       },
@@ -124,7 +161,8 @@ describe.each(engines)('custom tools on %s', (engine: Engine) => {
     const injected = expectToolSuccess(await callTool(app, 'find_author', { name: "x' OR '1'='1" }, { headers: full }));
     expect(injected).toMatchObject({ rows: [], row_count: 0 });
     const [row] = app.activity.list({ category: 'tool' });
-    expect(row).toMatchObject({ action: 'find_author', outcome: 'success', connection_id: 'db', rows: 0 });
+    // The digest of the tool's own statement, as written in tools.json (never its text).
+    expect(row).toMatchObject({ action: 'find_author', outcome: 'success', connection_id: 'db', rows: 0, statement_sha256: sha256(GOOD[0]!.statement) });
     const refused = expectRpcError(await callTool(app, 'find_author', { name: 'x', extra: 1 }, { headers: full }), 400, -32602, 1);
     expect(refused.message).toBe('Invalid arguments: arguments.extra is not a known argument');
   });

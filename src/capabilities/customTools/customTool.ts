@@ -5,6 +5,7 @@ import { type BoundStatement, bindNamedPlaceholders } from '../../sql/namedPlace
 import type { Engine } from '../../db/database.js';
 import { useConnection } from '../connectionArgs.js';
 import { resultSetSchema } from '../resultSet.js';
+import { cursorProperty, readOn } from '../readOn.js';
 import { runStatement } from '../runStatement.js';
 import type { ObjectSchema, Schema } from '../schema.js';
 import { boundValues } from '../statementArgs.js';
@@ -16,11 +17,12 @@ function parameterSchema({ name: _name, ...parameter }: ParameterDefinition): Sc
   return parameter.type === 'string' ? { ...parameter, type: 'string', maxLength: CUSTOM_TOOLS.maxStringChars } : (parameter as Schema);
 }
 
-/** Every parameter, each required; nothing else. */
+/** Every parameter, each required; a read's `cursor` to read on; nothing else. */
 function inputSchemaOf(definition: ToolDefinition): ObjectSchema {
+  const parameters = definition.parameters.map((p) => [p.name, parameterSchema(p)]);
   return {
     type: 'object',
-    properties: Object.fromEntries(definition.parameters.map((p) => [p.name, parameterSchema(p)])),
+    properties: Object.fromEntries(definition.kind === 'read' ? [...parameters, ['cursor', cursorProperty]] : parameters),
     required: definition.parameters.map((p) => p.name),
     additionalProperties: false,
   };
@@ -52,10 +54,20 @@ export function customTool(definition: ToolDefinition): Tool {
     annotations: read ? { readOnlyHint: true, destructiveHint: false } : { readOnlyHint: false, destructiveHint: false },
     scopes: read ? [] : ['tools:write'],
     connectionId: definition.connection,
+    statement: definition.statement,
     async run(args, ctx) {
       ctx.progress(0, 1, 'Checking the statement');
-      const { connection, db, privacy } = useConnection(ctx, definition.connection);
+      const { connection, db, key, privacy } = useConnection(ctx, definition.connection);
       const { bound, kind, reason } = prepare(db.engine);
+      const heldFor = { principalId: ctx.principal.id, connectionKey: key, tool: definition.name };
+      const maxRows = definition.maxRows;
+      const timeoutMs = RESULTS.defaultTimeoutSeconds * 1000;
+      // A call reading on repeats the arguments of the call whose answer was cut.
+      const heldAs = JSON.stringify(bound.order.map((name) => args[name]));
+      if (args.cursor !== undefined) {
+        privacy.refuseReadOn();
+        return readOn(ctx, heldFor, args.cursor as string, heldAs, { maxRows, maxBytes: RESULTS.defaultBytes, timeoutMs, signal: ctx.signal }, RESULTS.defaultTokens);
+      }
       // Checked when the file was read; a connection since moved to another engine could read it otherwise.
       if (kind === 'destructive' || (read && kind !== 'read')) throw new ToolError('unsupported', `${definition.name}'s statement is now classified ${kind}`);
       return runStatement(ctx, connection, db, privacy, {
@@ -64,9 +76,11 @@ export function customTool(definition: ToolDefinition): Tool {
         kind,
         reason,
         params: boundValues(bound.order.map((name) => args[name]), db.engine, 'arguments'),
-        maxRows: definition.maxRows,
+        maxRows,
         maxBytes: RESULTS.defaultBytes,
-        timeoutMs: RESULTS.defaultTimeoutSeconds * 1000,
+        timeoutMs,
+        // As execute_query's: a connection with private columns holds no read.
+        ...(privacy.guarded ? {} : { heldFor, heldAs }),
       });
     },
   };

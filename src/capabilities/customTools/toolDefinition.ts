@@ -108,6 +108,7 @@ function parametersOf(raw: unknown): ParameterDefinition[] {
   const names = parameters.map((p) => p.name);
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice !== undefined) refuse(`the parameter ${twice} is defined twice`);
+  if (names.includes('cursor')) refuse('cursor is not a parameter name: it reads on from a cut answer');
   return parameters;
 }
 
