@@ -84,6 +84,8 @@ describe.each(engines)('custom tools on %s', (engine: Engine) => {
 
   beforeAll(async () => {
     fixture = await createFixture(engine);
+    // SQLite holds a read (next_cursor) only in WAL mode, as the demo database is.
+    if (engine === 'sqlite') await fixture.query('PRAGMA journal_mode = WAL');
     dataDir = mkdtempSync(join(tmpdir(), `sluice-tools-${engine}-`));
     path = join(dataDir, 'tools.json');
     writeConfig(dataDir, { connections: [fixture.connection] });
