@@ -26,13 +26,6 @@ export type ResultMask = (columns: Column[], rows: Rows) => { columns: Column[];
 
 /** The guard of one call: `OPEN` when the connection has no policy or the caller's token is exempt. */
 export type PrivateColumns = {
-  /** Whether a policy holds for this caller here. */
-  guarded: boolean;
-  /**
-   * Refuses reading on with a cursor: a held read's later pages do not pass the mask, so a connection
-   * with private columns gives no cursor (one given before its policy was set is refused here).
-   */
-  refuseReadOn(): void;
   /** Refuses a statement that would let a private value out unmasked; else how its result is masked. */
   statement(sql: string): Promise<ResultMask>;
   /** A table read as Sluice writes it (browse_table): refused if it filters or sorts on a private column. */
@@ -48,8 +41,6 @@ export type PrivateColumns = {
 const unchanged: ResultMask = (columns, rows) => ({ columns, rows });
 
 const OPEN: PrivateColumns = {
-  guarded: false,
-  refuseReadOn: () => undefined,
   statement: () => Promise.resolve(unchanged),
   table: () => unchanged,
   failure: (error) => error,
@@ -64,10 +55,6 @@ export function privateColumns(principal: Principal, connection: SavedConnection
   const matcher = new ColumnPolicyMatcher(policy);
   const masked = (rule: (column: Column, index: number) => ColumnRule | undefined): ResultMask => (columns, rows) => applyRules(columns, rows, columns.map(rule), key);
   return {
-    guarded: true,
-    refuseReadOn() {
-      throw new ToolError('denied', "this connection keeps columns private, so its answers are not read on with a cursor: page with LIMIT and OFFSET, or a narrower statement");
-    },
     async statement(sql) {
       const reads = await analysed(db, sql);
       refuseLeaks(matcher, reads);

@@ -46,13 +46,27 @@ class PageCut {
     this.#signal = signal;
   }
 
+  /** What masking or sizing a page threw: it hands on no row (the read ends) and is thrown once the driver is done (`settled`). */
+  #failure: { error: unknown } | undefined;
+
   readonly handOn: CursorHandOn = async (page, more, cursor) => {
-    const structured = toResultSet({ ...page, ...this.#mask(page.columns, page.rows) }, 'read', performance.now() - this.#started);
-    let sized = more ? undefined : await sizedAnswer(structured, this.#budget, this.#signal);
-    if (sized === undefined || rowsHandedOn(sized) < page.rows.length) sized = await sizedAnswer(withCursor(structured, cursor), this.#budget, this.#signal);
-    this.#sized = sized;
-    return rowsHandedOn(sized);
+    try {
+      const structured = toResultSet({ ...page, ...this.#mask(page.columns, page.rows) }, 'read', performance.now() - this.#started);
+      let sized = more ? undefined : await sizedAnswer(structured, this.#budget, this.#signal);
+      if (sized === undefined || rowsHandedOn(sized) < page.rows.length) sized = await sizedAnswer(withCursor(structured, cursor), this.#budget, this.#signal);
+      this.#sized = sized;
+      return rowsHandedOn(sized);
+    } catch (error) {
+      // Thrown inside a driver, a refusal (a private column the mask cannot place) would come out as the driver's failure.
+      this.#failure = { error };
+      return 0;
+    }
   };
+
+  /** Throws what `handOn` caught, as it was thrown. */
+  settled(): void {
+    if (this.#failure) throw this.#failure.error;
+  }
 
   /** The answer of `result`: its cut decided here when it agrees with the read's end (a page that handed on no row is not held). */
   answered(result: ResultSet<Rows>, nextCursor: string | undefined): ReadAnswer {
@@ -82,9 +96,10 @@ export async function readHeld(
 ): Promise<ReadAnswer> {
   if (!db.holdRead) return { result: await db.read(sql, options) };
   const cut = new PageCut(sizing, ctx.signal);
-  const reserved = ctx.heldReads.reserve(scope, statement);
+  const reserved = ctx.heldReads.reserve(scope, statement, sizing.mask);
   try {
     const { result, rest } = await db.holdRead(sql, { ...options, handOn: (page, more) => cut.handOn(page, more, reserved.cursor) });
+    cut.settled();
     return cut.answered(result, rest ? await ctx.heldReads.hold(reserved, rest, db.sessions) : undefined);
   } finally {
     // Held, the cursor is the read's; else its key is free again.
@@ -100,11 +115,12 @@ export async function readHeld(
 export async function readOn(ctx: CallContext, scope: CursorScope, cursor: string, statement: string | undefined, options: PageOptions, budget: number) {
   const started = performance.now();
   ctx.progress(0.3, 1, 'Reading on');
-  // No mask: a connection with private columns refuses reading on (PrivateColumns.refuseReadOn).
+  // The held read masks each page as the first was (HeldReads.reserve), before this cut counts it.
   const cut = new PageCut({ budget, mask: (columns, rows) => ({ columns, rows }) }, ctx.signal);
   const page = await ctx.heldReads.next(scope, cursor, statement, options, cut.handOn).catch((error: unknown) => {
     throw fromDriverError(error);
   });
+  cut.settled();
   const answer = cut.answered(page.result, page.nextCursor);
   ctx.progress(1, 1, `${(answer.decided?.row_count as number | undefined) ?? page.result.rows.length} row(s)`);
   return answerOf(answer, 'read', performance.now() - started);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { childOf, heldReadId, type Supervisor } from '../../machines/supervisor.js';
-import type { HandOn, HeldRead, PageOptions, ResultSet, Rows } from '../db/database.js';
+import type { Column, HandOn, HeldRead, PageOptions, ResultSet, Rows } from '../db/database.js';
 import { TextSeal } from '../protocol/textSeal.js';
 import { ActorKeys } from './actorKeys.js';
 import type { AppClock } from '../core/clock.js';
@@ -19,6 +19,9 @@ export type ReadOn = { result: ResultSet<Rows>; nextCursor?: string };
  */
 export type CursorHandOn = (page: ResultSet<Rows>, more: boolean, cursor: string) => Promise<number>;
 
+/** What every page of a read goes through before it is handed on (a connection's private columns masked). */
+export type PageMask = (columns: Column[], rows: Rows) => { columns: Column[]; rows: Rows };
+
 /** A read not yet held: the cursor its first page carries if `hold` holds it (its answer is sized with it). */
 export type Reserved = { readonly cursor: string };
 
@@ -27,6 +30,8 @@ type Held = CursorScope & {
   /** Tells this read from an earlier one whose actor key it reuses. */
   nonce: string;
   sql: string;
+  /** Applied to each later page as to the first, before its rows are counted or handed on. */
+  mask: PageMask | undefined;
   rest: HeldRead;
   /** Pages handed on so far: only the cursor of the last one reads on. */
   page: number;
@@ -67,9 +72,12 @@ export class HeldReads {
     this.#clock = clock;
   }
 
-  /** The cursor a read of `sql` for `scope` will carry if it is held (`hold`); one not held gives its key back (`unused`). */
-  reserve(scope: CursorScope, sql: string): Reserved {
-    const reservation: Reservation = { ...scope, key: this.keys.take(), nonce: randomBytes(9).toString('base64url'), sql, page: 1, reading: false };
+  /**
+   * The cursor a read of `sql` for `scope` will carry if it is held (`hold`), its later pages passed
+   * through `mask` as its first was; one not held gives its key back (`unused`).
+   */
+  reserve(scope: CursorScope, sql: string, mask?: PageMask): Reserved {
+    const reservation: Reservation = { ...scope, key: this.keys.take(), nonce: randomBytes(9).toString('base64url'), sql, mask, page: 1, reading: false };
     const cursor = this.#cursor(reservation);
     this.#reserved.set(cursor, reservation);
     return { cursor };
@@ -134,8 +142,11 @@ export class HeldReads {
     this.#send(held, 'page');
     try {
       const nextCursor = this.#cursor({ ...held, page: held.page + 1 });
-      const pageHandOn: HandOn | undefined = handOn && ((page, more) => handOn(page, more, nextCursor));
-      const { result, more } = await held.rest.next({ ...options, ...(pageHandOn ? { handOn: pageHandOn } : {}) });
+      const masked = (page: ResultSet<Rows>): ResultSet<Rows> => (held.mask ? { ...page, ...held.mask(page.columns, page.rows) } : page);
+      const pageHandOn: HandOn | undefined = handOn && ((page, more) => handOn(masked(page), more, nextCursor));
+      const read = await held.rest.next({ ...options, ...(pageHandOn ? { handOn: pageHandOn } : {}) });
+      const { more } = read;
+      const result = masked(read.result);
       if (!more) {
         this.#send(held, 'finish');
         await held.closed;

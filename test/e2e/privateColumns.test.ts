@@ -10,6 +10,7 @@ import { availableEngines, createFixture, type EngineFixture } from '../helpers/
 import { POLICY_RULES, PRIVATE_TABLES, probesFor, SECRETS } from '../helpers/privateColumnCorpus.js';
 import { expectModernSuccess } from '../helpers/rpcAssertions.js';
 import { callTool, mcp, mintToken, startTestApp, type TestApp } from '../helpers/testApp.js';
+import { callControl } from '../../src/cli/controlClient.js';
 
 /**
  * Private columns (issue 30) on each engine: a token under the connection's policy cannot learn a
@@ -36,6 +37,8 @@ describe.each(engines)('private columns on %s', (engine) => {
 
   beforeAll(async () => {
     fixture = await createFixture(engine);
+    // SQLite holds a read (next_cursor) only in WAL mode, as the demo database is.
+    if (engine === 'sqlite') await fixture.query('PRAGMA journal_mode = WAL');
     for (const sql of PRIVATE_TABLES) await fixture.query(sql);
     dataDir = mkdtempSync(join(tmpdir(), `sluice-private-${engine}-`));
     writeConfig(dataDir, { connections: [{ ...fixture.connection, columnPolicy: { rules: [...POLICY_RULES], exemptTokens: ['placeholder'] } }] });
@@ -98,14 +101,28 @@ describe.each(engines)('private columns on %s', (engine) => {
     expect(await listed(exempt)).not.toHaveProperty('private_columns');
   });
 
-  it('a cut answer carries no cursor, and reading on is refused: a held read’s pages would not pass the mask', async () => {
-    const cut = await call('execute_query', { sql: 'SELECT id, email FROM people ORDER BY id', max_rows: 1 });
-    expect(cut.structuredContent.is_truncated).toBe(true);
-    expect(cut.structuredContent).not.toHaveProperty('next_cursor');
-    expectNoSecret(cut);
-    for (const tool of ['execute_query', 'browse_table']) {
-      const refused = await call(tool, { cursor: 'a-cursor-from-before-the-policy' });
-      expect(refused.content[0].text).toBe("denied: this connection keeps columns private, so its answers are not read on with a cursor: page with LIMIT and OFFSET, or a narrower statement");
+  it('a cut answer reads on from its next_cursor, each page masked as the first; a change to the policy closes the read', async () => {
+    const reads: [string, Record<string, unknown>, Record<string, unknown>][] = [
+      ['execute_query', { sql: 'SELECT id, email, ssn FROM people ORDER BY id', max_rows: 1 }, { max_rows: 1 }],
+      ['browse_table', { table: 'people', order_by: [{ column: 'id' }], limit: 1 }, { limit: 1 }],
+    ];
+    for (const [tool, args, page] of reads) {
+      const first = await call(tool, args);
+      expect(first.structuredContent).toMatchObject({ row_count: 1, is_truncated: true, next_cursor: expect.any(String) });
+      const second = await call(tool, { cursor: first.structuredContent.next_cursor, ...page });
+      expect(second.structuredContent).toMatchObject({ row_count: 1, columns: first.structuredContent.columns });
+      expect(second.structuredContent.rows[0][0]).not.toEqual(first.structuredContent.rows[0][0]);
+      expect(second.structuredContent.columns.map((c: { name: string }) => c.name)).not.toContain('ssn');
+      expectNoSecret(first);
+      expectNoSecret(second);
+    }
+    const open = await call('execute_query', { sql: 'SELECT id, name FROM people ORDER BY id', max_rows: 1 });
+    await callControl(dataDir, 'connections.mask', { id: 'db', change: { rule: { pattern: 'name', action: 'hash' } } });
+    try {
+      const closed = await call('execute_query', { cursor: open.structuredContent.next_cursor, max_rows: 1 });
+      expect(closed.content[0].text).toMatch(/^invalid_argument: the cursor is closed/);
+    } finally {
+      await callControl(dataDir, 'connections.mask', { id: 'db', change: { remove: 'name' } });
     }
   });
 

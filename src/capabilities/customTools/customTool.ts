@@ -65,7 +65,6 @@ export function customTool(definition: ToolDefinition): Tool {
       // A call reading on repeats the arguments of the call whose answer was cut.
       const heldAs = JSON.stringify(bound.order.map((name) => args[name]));
       if (args.cursor !== undefined) {
-        privacy.refuseReadOn();
         return readOn(ctx, heldFor, args.cursor as string, heldAs, { maxRows, maxBytes: RESULTS.defaultBytes, timeoutMs, signal: ctx.signal }, RESULTS.defaultTokens);
       }
       // Checked when the file was read; a connection since moved to another engine could read it otherwise.
@@ -79,8 +78,8 @@ export function customTool(definition: ToolDefinition): Tool {
         maxRows,
         maxBytes: RESULTS.defaultBytes,
         timeoutMs,
-        // As execute_query's: a connection with private columns holds no read.
-        ...(privacy.guarded ? {} : { heldFor, heldAs }),
+        heldFor,
+        heldAs,
       });
     },
   };

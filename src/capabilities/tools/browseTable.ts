@@ -95,14 +95,13 @@ export const browseTable = defineTool({
     // What a call reading on may repeat: the selection, as the client gave it.
     const selection = args.table === undefined ? undefined : JSON.stringify([args.schema, args.table, args.columns, args.filters, args.order_by, args.offset]);
     if (args.cursor !== undefined) {
-      privacy.refuseReadOn();
       return readOn(ctx, heldFor, args.cursor, selection, options, tokenBudgetOf(args));
     }
     if (args.table === undefined || selection === undefined) throw requiredUnlessCursor('table');
     const request = await browseRequest(db, { ...args, table: args.table }, ctx.signal);
     const mask = privacy.table(request.filters.map((f) => f.column), request.orderBy.map((s) => s.column));
     const started = performance.now();
-    const held = privacy.guarded ? undefined : { heldFor, selection, budget: tokenBudgetOf(args), mask };
+    const held = { heldFor, selection, budget: tokenBudgetOf(args), mask };
     const answer = await browsed(ctx, db, request, limit, { ...options, rowsAs: 'json' as const }, held).catch((error: unknown) => {
       throw fromDriverError(privacy.failure(error));
     });

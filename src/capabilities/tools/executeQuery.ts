@@ -37,7 +37,6 @@ export const executeQuery = defineTool({
     const timeoutMs = (args.timeout_seconds ?? RESULTS.defaultTimeoutSeconds) * 1000;
     if (args.cursor !== undefined) {
       refuseBesideCursor('params', args.params !== undefined);
-      privacy.refuseReadOn();
       return readOn(ctx, heldFor, args.cursor, args.sql, { maxRows, maxBytes, timeoutMs, signal: ctx.signal }, tokenBudgetOf(args));
     }
     if (args.sql === undefined) throw requiredUnlessCursor('sql');
@@ -56,8 +55,7 @@ export const executeQuery = defineTool({
       maxRows,
       maxBytes,
       timeoutMs,
-      // A held read's later pages would leave without the mask: a connection with private columns holds none.
-      ...(privacy.guarded ? {} : { heldFor }),
+      heldFor,
       maxTokens: tokenBudgetOf(args),
     });
   },

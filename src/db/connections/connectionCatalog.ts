@@ -67,16 +67,18 @@ export class ConnectionCatalog {
   /**
    * Replaces a saved connection; subscribers hear the set changed. When it now points elsewhere, its
    * driver is retired (statements running on it end with an error saying so) and the next use opens
-   * the new target.
+   * the new target. When it points elsewhere or its private columns changed, what `beforeRetire` holds
+   * for it (reads behind a cursor, masked by the policy they began under) ends first.
    */
   async update(connection: SavedConnection): Promise<void> {
     const current = this.#connections.get(connection.id);
     if (!current) throw new Error(`no connection with id "${connection.id}"`);
     this.#connections.set(connection.id, connection);
     const moved = whereItPoints(current) !== whereItPoints(connection);
+    const policyChanged = JSON.stringify(current.columnPolicy ?? null) !== JSON.stringify(connection.columnPolicy ?? null);
     const drivers = moved ? this.#driversOf(connection.id) : [];
     this.changes.emit({ type: 'connections' });
-    if (moved) await this.#retiring(connection.id);
+    if (moved || policyChanged) await this.#retiring(connection.id);
     await Promise.all(drivers.map((open) => open.retire(`connection "${connection.id}" was changed to point elsewhere while the statement ran`)));
   }
 
