@@ -548,6 +548,7 @@ class StreamedRows {
   /** The next rows, up to `maxRows` and the byte budget, and whether rows were left out of them. */
   async page(options: Pick<StatementOptions, 'maxRows' | 'maxBytes' | 'cellBytes' | 'rowsAs'>): Promise<HeldPage<unknown[][]>> {
     const budget = new RowBudget(options.maxBytes, { cellBytes: options.cellBytes, answer: options.rowsAs === 'json' });
+    const pacing = new TurnPacing(budget);
     const rows: unknown[][] = [];
     let truncatedBy: 'max_rows' | 'max_bytes' | undefined;
     let columns: Column[] | undefined;
@@ -580,6 +581,8 @@ class StreamedRows {
       }
       if (kept) this.#kept.shift();
       else this.#queue.shift();
+      // Queued rows are converted a budget's slice a turn (db/results/turnPacing.ts).
+      if (pacing.due()) await nextTurn();
     }
     // Further rows wait on the server until the next page; a statement at its end leaves the session to talk.
     if (this.ended) this.#connection.resume();

@@ -221,7 +221,7 @@ export class SqliteDatabase implements Database {
    */
   async holdRead(sql: string, options: HoldOptions): Promise<HeldResult> {
     const { handOn, ...limits } = options;
-    const request = { mode: 'hold' as const, ...this.#request(sql, limits) };
+    const request = { mode: 'hold' as const, ...this.#request(journalModeQuery(sql), limits) };
     const { result, process } = await this.#file.hold(request, options.signal, options.timeoutMs);
     const { handed, more } = await handedOn({ result, more: process !== undefined }, handOn);
     if (!more) {
