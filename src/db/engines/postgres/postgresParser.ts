@@ -33,7 +33,7 @@ export async function assertParses(sql: string): Promise<CatalogCheck> {
   const [kind, node] = (Object.entries(only)[0] ?? []) as [string?, Node?];
   if (kind === undefined || node === undefined) return { relations: [] };
   if (PREPARABLE.has(kind)) return { prepare: sql, relations: [] };
-  if (kind === 'ExplainStmt') return explainCheck(sql);
+  if (kind === 'ExplainStmt') return explainCheck(sql, node.query as Node);
   if (kind === 'CallStmt') return { relations: [], procedure: qualified(((node.funccall as Node).funcname as Node[]).map(stringValue)) };
   const relation = node.relation as RangeVar | undefined;
   if (CHANGES_RELATION.has(kind) && relation?.relname !== undefined && node.missing_ok !== true) {
@@ -52,10 +52,12 @@ async function parsed(sql: string): Promise<Node[]> {
 }
 
 /**
- * The statement an EXPLAIN wraps, as its own text: what follows `EXPLAIN`, its parenthesised options
- * or its bare ANALYZE / VERBOSE keywords. PREPARE does not take EXPLAIN itself.
+ * The statement an EXPLAIN wraps (`query`, parsed already), as its own text when PREPARE takes it: what
+ * follows `EXPLAIN`, its parenthesised options or its bare ANALYZE / VERBOSE keywords. PREPARE does not
+ * take EXPLAIN itself.
  */
-async function explainCheck(sql: string): Promise<CatalogCheck> {
+async function explainCheck(sql: string, query: Node): Promise<CatalogCheck> {
+  if (!Object.keys(query).some((kind) => PREPARABLE.has(kind))) return { relations: [] };
   const { scan } = await parser();
   const tokens = (await scan(sql)).tokens;
   let next = 1;
@@ -69,10 +71,7 @@ async function explainCheck(sql: string): Promise<CatalogCheck> {
     while (/^(analy[sz]e|verbose)$/i.test(tokens[next]?.text ?? '')) next++;
   }
   const start = tokens[next]?.start;
-  if (start === undefined) return { relations: [] };
-  const inner = sql.slice(start);
-  const { prepare } = await assertParses(inner);
-  return prepare === undefined ? { relations: [] } : { prepare: inner, relations: [] };
+  return start === undefined ? { relations: [] } : { prepare: sql.slice(start), relations: [] };
 }
 
 const stringValue = (node: Node) => String((node.String as { sval?: string } | undefined)?.sval ?? '');
