@@ -373,3 +373,10 @@ export const INSERTS = frozen({ maxRows: 1_000, maxValues: 30_000, shownRows: 20
  * a policy holds at most `maxRules` rules and exempts at most `maxExemptTokens` tokens.
  */
 export const MASKING = frozen({ hashHexDigits: 16, keepFirstFrom: 4, maxRules: 100, maxExemptTokens: 100 });
+
+/**
+ * Undo (issue 31; db/keptWrites.ts): an approved INSERT, UPDATE or DELETE keeps the rows it changes,
+ * before and after, up to `maxRows` rows and `maxBytes` of them (past either, the dialog says before
+ * approval that it cannot be undone, and nothing is kept); kept as long as the activity log keeps its rows.
+ */
+export const UNDO = frozen({ maxRows: 10_000, maxBytes: 50 * MIB });

@@ -2,6 +2,7 @@ import { RawJson } from '../protocol/rawJson.js';
 import { type Engine, ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
 import type { BrowseRequest } from '../sql/browseSql.js';
 import type { ColumnOrigin } from './connections/columnPolicy.js';
+import type { KeepPlan, KeptWrite, RestorePlan, Restored } from './keptWrites.js';
 import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
 
 export type { Engine };
@@ -200,6 +201,10 @@ export interface Database {
   holdRead?(sql: string, options: HoldOptions): Promise<HeldResult>;
   /** Runs one statement that writes, once the user has consented to exactly this statement. */
   write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
+  /** `write`, keeping the rows it changes so that it can be taken back (keptWrites.ts). */
+  keepWrite?(plan: KeepPlan): Promise<KeptWrite>;
+  /** Takes a kept write back, unless a row changed since (keptWrites.ts). */
+  restoreRows?(plan: RestorePlan): Promise<Restored>;
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>>;
   close(): Promise<void>;
 }
