@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { JsonRows, valuesOf } from '../db/database.js';
+import { jsonRowsPrefix } from '../db/results/jsonRowSpans.js';
 import { rowText } from '../db/results/valueText.js';
 import { RESULTS } from '../core/contract.js';
 import { linesWithin, tokensOf } from '../core/tokenCount.js';
@@ -53,18 +54,30 @@ export const rowsHandedOn = (sized: SizedAnswer): number => sized.structured.row
 export async function sizedAnswer(structured: Record<string, unknown>, budget: number, signal?: AbortSignal): Promise<SizedAnswer> {
   const already = decided.get(structured);
   if (already) return already;
-  const text = resultContentText(structured);
   const reserve = reserveFor(budget);
-  const written = text instanceof RawJson ? text.text : text;
-  // Bytes are at least the characters: a long text is not measured (a 16 MiB answer's would be flattened and scanned in one turn).
-  if (written.length + reserve <= budget && Buffer.byteLength(written) + reserve <= budget) return { structured, text };
   const rows = structured.rows;
   // A result set (resultSet.ts: it has the fields a cut sets); a plan's rows (explain_query) are cut as lines.
   const isResultSet = Array.isArray(structured.columns) && 'row_count' in structured && 'truncated_reason' in structured;
+  // Rows the driver did not write as lines are rendered here, in slices: all 16 MiB of them in one turn took 34 ms.
+  if (isResultSet && Array.isArray(rows) && linesLongerThan(rows, budget)) return sizedRows(structured, rows, budget, reserve, signal);
+  const text = resultContentText(structured);
+  const written = text instanceof RawJson ? text.text : text;
+  // Bytes are at least the characters: a long text is not measured (a 16 MiB answer's would be flattened and scanned in one turn).
+  if (written.length + reserve <= budget && Buffer.byteLength(written) + reserve <= budget) return { structured, text };
   if (isResultSet && (Array.isArray(rows) || rows instanceof JsonRows)) {
     return sizedRows(structured, rows, budget, reserve, signal);
   }
   return sizedLines(structured, typeof text === 'string' ? text : resultText(structured), budget, reserve, signal);
+}
+
+/** Whether the text lines of `rows` are longer than `chars` in all, rendered only until they are. */
+function linesLongerThan(rows: unknown[], chars: number): boolean {
+  let length = 0;
+  for (const row of rows) {
+    length += (Array.isArray(row) ? rowText(row).length : 0) + 1;
+    if (length > chars) return true;
+  }
+  return false;
 }
 
 /** The lines of `text` (`structured`'s) that fit, and the note when some do not. */
@@ -121,10 +134,10 @@ async function sizedRows(
     return sizedLines(none, resultText(none), budget, reserve, signal);
   }
   const frame = frameFit.tokens;
-  const written = rows instanceof JsonRows && rows.lines !== undefined ? writtenLines(rows.lines) : undefined;
+  const written = rows instanceof JsonRows && rows.lines !== undefined ? writtenLines(rows.pieces?.lines ?? [rows.lines]) : undefined;
   const values = written ? undefined : valuesOf(rows);
-  const ends: number[] = [];
-  const lines = written ? mapped(written, (w) => (ends.push(w.end), w.line)) : mapped(values ?? [], rowText);
+  const ends: WrittenLine[] = [];
+  const lines = written ? mapped(written, (w) => (ends.push(w), w.line)) : mapped(values ?? [], rowText);
   const room = Math.max(0, budget - reserve - frame);
   const fit = await linesWithin(lines, room, signal);
   const total = rows.length;
@@ -132,7 +145,7 @@ async function sizedRows(
   const hasCursor = typeof structured.next_cursor === 'string';
   if (fit.lines === 0) {
     // The first row alone is past the budget: it comes with its longest values cut, as max_bytes does.
-    const first = values ? values[0]! : (JSON.parse(jsonRowsPrefix((rows as JsonRows).text, 1)) as unknown[][])[0]!;
+    const first = values ? values[0]! : (JSON.parse(jsonRowsPrefix(rows as JsonRows, 1)) as unknown[][])[0]!;
     const shortened = await firstRowWithin(first, room, signal);
     if (shortened) {
       const cut = { ...structured, rows: [shortened], row_count: 1, ...cutFields, cells_truncated: markedValues([shortened]) };
@@ -143,7 +156,7 @@ async function sizedRows(
   if (values) kept = values.slice(0, fit.lines);
   else {
     const json = rows as JsonRows & { lines: string };
-    kept = new JsonRows(jsonRowsPrefix(json.text, fit.lines), fit.lines, json.lines.slice(0, fit.lines === 0 ? 0 : ends[fit.lines - 1]));
+    kept = new JsonRows(jsonRowsPrefix(json, fit.lines), fit.lines, keptLines(json.pieces?.lines ?? [json.lines], ends[fit.lines - 1]));
   }
   const cut = { ...structured, rows: kept, row_count: fit.lines, ...cutFields, ...cellsCutIn(structured, kept) };
   return { structured: cut, text: resultContentText(cut), note: rowsCutNote(fit.lines, budget, hasCursor) };
@@ -191,31 +204,27 @@ function* mapped<T>(items: Iterable<T>, each: (item: T) => string): Generator<st
   for (const item of items) yield each(item);
 }
 
-/** The lines of a JSON string literal's inside (a driver's written row lines), unescaped one at a time, each with where it ends. */
-function* writtenLines(literal: string): Generator<{ line: string; end: number }> {
-  let start = 0;
-  let at = literal.indexOf('\\');
-  while (at !== -1) {
-    if (literal.charCodeAt(at + 1) === 0x6e /* n */) {
-      yield { line: JSON.parse(`"${literal.slice(start, at)}"`) as string, end: at };
-      start = at + 2;
+/** A written line, unescaped, and where it ends: in which piece, at which index. */
+type WrittenLine = { line: string; piece: number; end: number };
+
+/** The lines of JSON string literals' insides (a driver's written row lines, in pieces), unescaped one at a time. */
+function* writtenLines(pieces: readonly string[]): Generator<WrittenLine> {
+  for (const [piece, literal] of pieces.entries()) {
+    let start = 0;
+    let at = literal.indexOf('\\');
+    while (at !== -1) {
+      if (literal.charCodeAt(at + 1) === 0x6e /* n */) {
+        yield { line: JSON.parse(`"${literal.slice(start, at)}"`) as string, piece, end: at };
+        start = at + 2;
+      }
+      at = literal.indexOf('\\', at + 2);
     }
-    at = literal.indexOf('\\', at + 2);
+    yield { line: JSON.parse(`"${literal.slice(start)}"`) as string, piece, end: literal.length };
   }
-  yield { line: JSON.parse(`"${literal.slice(start)}"`) as string, end: literal.length };
 }
 
-/** The JSON text of the first `count` rows of a JSON array of arrays, found by scanning, not parsing, the text. */
-export function jsonRowsPrefix(text: string, count: number): string {
-  if (count === 0) return '[]';
-  let depth = 0;
-  let rows = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      for (i++; text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
-    } else if (c === 0x5b /* [ */) depth++;
-    else if (c === 0x5d /* ] */ && --depth === 1 && ++rows === count) return `${text.slice(0, i + 1)}]`;
-  }
-  return text;
+/** The written lines up to the end of `last` (none without it), still escaped. */
+function keptLines(pieces: readonly string[], last: WrittenLine | undefined): string {
+  if (!last) return '';
+  return [...pieces.slice(0, last.piece), (pieces[last.piece] as string).slice(0, last.end)].join('\\n');
 }

@@ -27,10 +27,30 @@ export class JsonRows extends RawJson {
     text: string,
     readonly length: number,
     readonly lines?: string,
+    /**
+     * The same text as the pieces it was concatenated from, rows (each piece whole rows, joined by commas,
+     * without the brackets) and lines (joined by escaped line breaks): scanned a piece at a time, a long
+     * concatenation is never flattened in one go (16 MiB of it took 20 ms).
+     */
+    readonly pieces?: { rows: readonly string[]; lines: readonly string[] },
   ) {
     super(text);
   }
+
+  /** Rows and lines made a piece at a time, concatenated (not copied) into one text. */
+  static joined(rows: readonly string[], lines: readonly string[], length: number): JsonRows {
+    let json = '';
+    let text = '';
+    rows.forEach((piece, i) => {
+      json = i === 0 ? piece : `${json},${piece}`;
+      text = i === 0 ? (lines[i] as string) : `${text}\\n${lines[i] as string}`;
+    });
+    return new JsonRows(`[${json}]`, length, text, { rows, lines });
+  }
 }
+
+/** The pieces of `rows`' JSON text (whole rows, without the brackets), as made. */
+export const rowPieces = (rows: JsonRows): readonly string[] => rows.pieces?.rows ?? [rows.text.slice(1, -1)];
 
 /** Rows as values, or as JSON text when the caller asked for `rowsAs: 'json'` and the driver can. */
 export type Rows = unknown[][] | JsonRows;

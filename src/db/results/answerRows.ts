@@ -16,19 +16,17 @@ const FIRST_BATCH_ROWS = 16;
 export async function answerRows(result: ResultSet<Rows>): Promise<ResultSet<JsonRows>> {
   const rows = result.rows;
   if (rows instanceof JsonRows) return { ...result, rows };
-  let json = '';
-  let lines = '';
+  const json: string[] = [];
+  const lines: string[] = [];
   let batch = FIRST_BATCH_ROWS;
   for (let from = 0; from < rows.length; ) {
     const taken = rows.slice(from, from + batch);
     const text = JSON.stringify(taken);
-    const escaped = JSON.stringify(taken.map(rowText).join('\n')).slice(1, -1);
-    // Concatenated, not joined: the text is copied once, as the response is written.
-    json = from === 0 ? text.slice(1, -1) : `${json},${text.slice(1, -1)}`;
-    lines = from === 0 ? escaped : `${lines}\\n${escaped}`;
+    json.push(text.slice(1, -1));
+    lines.push(JSON.stringify(taken.map(rowText).join('\n')).slice(1, -1));
     from += taken.length;
     batch = Math.max(1, Math.floor((RESULTS.answerBatchChars * taken.length) / text.length));
     if (from < rows.length) await nextTurn();
   }
-  return { ...result, rows: new JsonRows(`[${json}]`, rows.length, lines) };
+  return { ...result, rows: rows.length === 0 ? new JsonRows('[]', 0, '') : JsonRows.joined(json, lines, rows.length) };
 }

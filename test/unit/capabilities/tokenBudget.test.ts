@@ -1,7 +1,8 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { howToReadOn, rowsCutNote, valuesCutNote } from '../../../src/capabilities/cutNote.js';
-import { jsonRowsPrefix, sizedAnswer, sizedBody, sizedData } from '../../../src/capabilities/tokenBudget.js';
+import { sizedAnswer, sizedBody, sizedData } from '../../../src/capabilities/tokenBudget.js';
+import { jsonRowsFrom, jsonRowsPrefix } from '../../../src/db/results/jsonRowSpans.js';
 import { resultText } from '../../../src/capabilities/resultText.js';
 import { fenced } from '../../../src/capabilities/dataFence.js';
 import { JsonRows } from '../../../src/db/database.js';
@@ -13,6 +14,12 @@ import { worstLoopDelay } from '../../helpers/loopDelay.js';
 const ROWS = Array.from({ length: 400 }, (_, i) => [i, `a "quoted" ] [ value\\ number ${i}`, { nested: [i, [i]] }, `two\nlines ${i}`]);
 const COLUMNS = [{ name: 'id', type: 'int' }, { name: 's', type: 'text' }, { name: 'j', type: 'json' }, { name: 'm', type: 'text' }];
 const written = () => new JsonRows(JSON.stringify(ROWS), ROWS.length, JSON.stringify(ROWS.map(rowText).join('\n')).slice(1, -1));
+/** The same, made as a driver makes it: in pieces of 7 rows (`answerRows`, the SQLite query process's chunks). */
+const writtenInPieces = () => {
+  const pieces = Array.from({ length: Math.ceil(ROWS.length / 7) }, (_, i) => ROWS.slice(i * 7, i * 7 + 7));
+  const lines = pieces.map((piece) => JSON.stringify(piece.map(rowText).join('\n')).slice(1, -1));
+  return JsonRows.joined(pieces.map((piece) => JSON.stringify(piece).slice(1, -1)), lines, ROWS.length);
+};
 const structured = (rows: unknown) => ({ columns: COLUMNS, rows, row_count: ROWS.length, is_truncated: false, truncated_reason: 'none', statement_kind: 'read' });
 
 /** The text as the client reads it. */
@@ -20,7 +27,7 @@ const textOf = (text: string | RawJson) => (text instanceof RawJson ? (JSON.pars
 
 describe('sizedAnswer', () => {
   it('cuts a row answer at a row boundary, its text and its rows alike, within the budget with fence and note', async () => {
-    for (const rows of [ROWS, written()]) {
+    for (const rows of [ROWS, written(), writtenInPieces()]) {
       const sized = await sizedAnswer(structured(rows), 1_000);
       const kept = sized.structured.row_count as number;
       expect(kept).toBeGreaterThan(0);
@@ -128,9 +135,23 @@ describe('the cut note', () => {
   });
 });
 
-describe('jsonRowsPrefix', () => {
-  it('finds the end of the n-th row of a JSON array of arrays without parsing it', () => {
-    const text = JSON.stringify(ROWS);
-    for (const count of [0, 1, 2, 17, 399, 400]) expect(JSON.parse(jsonRowsPrefix(text, count))).toEqual(ROWS.slice(0, count));
+describe('jsonRowsPrefix and jsonRowsFrom', () => {
+  /** `rows` as one text, and as pieces of 1, 2, … rows: the same rows whichever way they were made. */
+  const made = (rows: unknown[][]) => {
+    const pieces: unknown[][][] = [];
+    for (let from = 0, size = 1; from < rows.length; from += size, size++) pieces.push(rows.slice(from, from + size));
+    const inner = (piece: unknown[][]) => JSON.stringify(piece).slice(1, -1);
+    const lines = (piece: unknown[][]) => JSON.stringify(piece.map((row) => row.join('\t')).join('\n')).slice(1, -1);
+    return [new JsonRows(JSON.stringify(rows), rows.length), JsonRows.joined(pieces.map(inner), pieces.map(lines), rows.length)];
+  };
+  it('finds the end of the n-th row of JSON rows without parsing them', () => {
+    for (const rows of made(ROWS)) {
+      for (const count of [0, 1, 2, 17, 399, 400]) expect(JSON.parse(jsonRowsPrefix(rows, count))).toEqual(ROWS.slice(0, count));
+    }
+  });
+  it('parses the rows from the n-th on, nested arrays, brackets and quotes in strings included', async () => {
+    for (const rows of made(ROWS)) for (const from of [0, 1, 17, 399, 400]) expect(await jsonRowsFrom(rows, from)).toEqual(ROWS.slice(from));
+    const odd = [[1, '[x]"\\', [2, [3]]], [null, { a: [4] }, ']'], ['"', '\\"[']];
+    for (const rows of made(odd)) expect(await jsonRowsFrom(rows, 1)).toEqual(odd.slice(1));
   });
 });

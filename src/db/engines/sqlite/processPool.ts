@@ -31,17 +31,12 @@ type Chunk = { json: string; lines: string };
  * response is written.
  */
 function joinedRows(chunks: Chunk[], rowCount: number): JsonRows {
-  let json = '';
-  let lines = '';
-  let first = true;
-  for (const chunk of chunks) {
-    if (chunk.json === '[]') continue;
-    const inner = chunk.json.slice(1, -1);
-    json = first ? inner : `${json},${inner}`;
-    lines = first ? chunk.lines : `${lines}\\n${chunk.lines}`;
-    first = false;
-  }
-  return new JsonRows(`[${json}]`, rowCount, lines);
+  const sent = chunks.filter((chunk) => chunk.json !== '[]');
+  return JsonRows.joined(
+    sent.map((chunk) => chunk.json.slice(1, -1)),
+    sent.map((chunk) => chunk.lines),
+    rowCount,
+  );
 }
 
 /** An error SQLite raised for a statement (`code` is SQLite's, or the query process's `not_read_only`). */

@@ -10,6 +10,7 @@ import {
   type HeldPage,
   type HeldResult,
   type HoldOptions,
+  JsonRows,
   type PagedRead,
   type PageReader,
   type ReadOptions,
@@ -23,6 +24,7 @@ import {
 } from '../../database.js';
 import { DriverFailure } from '../../driverFailure.js';
 import { handedOn, HeldPages } from '../../results/heldPages.js';
+import { jsonRowsFrom } from '../../results/jsonRowSpans.js';
 import type { StatementOptions } from '../../serverDatabase.js';
 import { CATALOG_BUDGET } from '../../results/resultBudget.js';
 import { journalModeQuery } from './journalModeQuery.js';
@@ -228,7 +230,8 @@ export class SqliteDatabase implements Database {
       await process?.release();
       return { result };
     }
-    return { result, rest: new HeldSqliteRead(process, request.rowsAs, result, valuesOf(result.rows).slice(handed)) };
+    const kept = result.rows instanceof JsonRows ? await jsonRowsFrom(result.rows, handed) : result.rows.slice(handed);
+    return { result, rest: new HeldSqliteRead(process, request.rowsAs, result, kept) };
   }
 
   /** One read as `read`, its rows handed on a page at a time by the query process, which reads on only once a page is done. */
