@@ -234,6 +234,8 @@ export const RESULT_CURSORS = frozen({
   perConnection: 4,
   /** Rows of a held MySQL/MariaDB read queued in Sluice before its socket is paused (the rest wait on the server). */
   mysqlQueuedRows: 256,
+  /** Evicted reads (closed to free a session for their token) whose cursors still say so; older ones are only "closed". */
+  evictionsRemembered: 256,
 });
 
 /** Database sessions (chosen; decisions.md, "Pools"). */

@@ -121,8 +121,8 @@ export type HeldRead = {
   next(options: PageOptions): Promise<HeldPage>;
   /** Ends the statement and its transaction and gives the session back; once, however often it is called. */
   close(): Promise<void>;
-  /** Why it was closed before its reader closed it (SessionShares: to free a session), if it was. */
-  closedBecause?(): string | undefined;
+  /** Calls `listener`, with why, once it is closed before its reader closed it (SessionShares: to free a session); at once if it was. */
+  onEvicted?(listener: (why: string) => void): void;
 };
 
 /** One page of a held read; `more` when rows remain after those handed on (not only columns or cut values). */

@@ -62,6 +62,8 @@ export class HeldReads {
   readonly #clock: AppClock;
   readonly #seal = new TextSeal();
   readonly #open = new Map<string, Held>();
+  /** Why reads were evicted (`#evicted`), by their nonce, oldest first. */
+  readonly #evictions = new Map<string, string>();
   /** Reads not yet held, by the cursor they will carry (`reserve`). */
   readonly #reserved = new Map<string, Reservation>();
   /** Reused keys: see ActorKeys. */
@@ -101,7 +103,6 @@ export class HeldReads {
     if (!reservation) throw new Error('hold: the cursor was not reserved');
     this.#reserved.delete(reserved.cursor);
     const scope: CursorScope = reservation;
-    await this.#forgetClosed();
     const open = [...this.#open.values()];
     const ofToken = open.filter((held) => held.principalId === scope.principalId).length;
     const ofConnection = open.filter((held) => held.connectionKey === scope.connectionKey).length;
@@ -127,6 +128,8 @@ export class HeldReads {
       key: held.key,
       input: { principalId: scope.principalId, connectionKey: scope.connectionKey, settle: () => this.#settle(held) },
     });
+    // Heard once its actor lives: it may have been evicted already, while its first page was being cut.
+    rest.onEvicted?.((why) => this.#evicted(held, why));
     return reserved.cursor;
   }
 
@@ -189,14 +192,11 @@ export class HeldReads {
     if (connectionKey !== scope.connectionKey) throw refused('was issued for another connection or database');
     if (tool !== scope.tool) throw refused(`was issued by ${tool}, not ${scope.tool}`);
     const held = this.#open.get(key);
+    const evicted = this.#evictions.get(nonce);
+    if (evicted) throw refused(`is closed: ${evicted}; run the statement again`);
     if (held === undefined || held.nonce !== nonce) {
       if (this.#clock.now() >= expiresAt) throw refused(`expired: its read was closed ${minutes(RESULT_CURSORS.idleMs)} after its last page; run the statement again`);
       throw refused('is closed: its read ended (read to its end, its connection changed or the server stopped); run the statement again');
-    }
-    const why = held.rest.closedBecause?.();
-    if (why) {
-      this.#send(held, 'release');
-      throw refused(`is closed: ${why}; run the statement again`);
     }
     if (page !== held.page) throw refused('was used already: pass the next_cursor of the latest page');
     if (held.reading) throw refused('is being read: wait for its page');
@@ -221,10 +221,16 @@ export class HeldReads {
     held.closed ??= held.rest.close().catch(() => {});
   }
 
-  /** Reads SessionShares closed to free a session for their token end here too. */
-  async #forgetClosed(): Promise<void> {
-    const closed = [...this.#open.values()].filter((held) => held.rest.closedBecause?.() !== undefined);
-    for (const held of closed) this.#send(held, 'release');
-    await Promise.all(closed.map((held) => held.closed));
+  /**
+   * A read SessionShares closed to free a session for its token ends at once (its actor too); its
+   * cursor still says why, for as long as the last `RESULT_CURSORS.evictionsRemembered` evictions.
+   */
+  #evicted(held: Held, why: string): void {
+    this.#evictions.set(held.nonce, why);
+    for (const nonce of this.#evictions.keys()) {
+      if (this.#evictions.size <= RESULT_CURSORS.evictionsRemembered) break;
+      this.#evictions.delete(nonce);
+    }
+    this.#send(held, 'release');
   }
 }

@@ -266,16 +266,24 @@ export async function busySessions(fixture: EngineFixture): Promise<number> {
  */
 export async function heldSessions(fixture: EngineFixture): Promise<number | undefined> {
   if (fixture.engine === 'duckdb' || fixture.engine === 'sqlite') return undefined;
-  await freshTransactions(fixture);
-  return Number((await fixture.query(HELD_PROBES[fixture.engine]))[0]?.[0]);
+  return Number((await transactionsProbe(fixture, HELD_PROBES[fixture.engine]))[0]?.[0]);
 }
 
 /**
- * InnoDB fills information_schema.INNODB_TRX from a cache it refreshes only when the table has not been
- * read for 0.1 s: a probe polled faster would see the first answer forever. So a MySQL probe waits first.
+ * `sql`, which reads MySQL's information_schema.INNODB_TRX, answered fresh. InnoDB fills that table from
+ * a cache it refreshes only when nobody on the server has read it for 0.1 s: test files polling it at
+ * once kept each other's answers stale for seconds. So every probe of the suite takes one named lock,
+ * waits 0.12 s, then reads. (PostgreSQL's pg_stat_activity is read as it is.)
  */
-async function freshTransactions(fixture: EngineFixture): Promise<void> {
-  if (fixture.engine === 'mysql') await fixture.query('DO SLEEP(0.12)');
+async function transactionsProbe(fixture: EngineFixture, sql: string): Promise<unknown[][]> {
+  if (fixture.engine !== 'mysql') return fixture.query(sql);
+  await fixture.query(`SELECT GET_LOCK('sluice_test_innodb_trx', 60)`);
+  try {
+    await fixture.query('DO SLEEP(0.12)');
+    return await fixture.query(sql);
+  } finally {
+    await fixture.query(`DO RELEASE_LOCK('sluice_test_innodb_trx')`);
+  }
 }
 
 const HELD_PROBES: Record<ServerEngine, string> = {
@@ -291,14 +299,13 @@ const HELD_PROBES: Record<ServerEngine, string> = {
  * against the reads Sluice holds, so that nothing else hides among them.
  */
 export async function busyBesideHeld(fixture: EngineFixture): Promise<number> {
-  await freshTransactions(fixture);
   const probe =
     fixture.engine === 'postgres'
       ? `SELECT count(*)::int FROM pg_stat_activity
          WHERE application_name = 'sluice' AND datname = current_database() AND pid <> pg_backend_pid() AND state NOT IN ('idle', 'idle in transaction')`
       : `SELECT count(*) FROM information_schema.PROCESSLIST p WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID() AND p.COMMAND <> 'Sleep'
          AND p.ID NOT IN (SELECT t.trx_mysql_thread_id FROM information_schema.INNODB_TRX t WHERE t.trx_is_read_only = 1)`;
-  return Number((await fixture.query(probe))[0]?.[0]);
+  return Number((await transactionsProbe(fixture, probe))[0]?.[0]);
 }
 
 /**

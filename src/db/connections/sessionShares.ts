@@ -83,7 +83,8 @@ export class SessionShares {
   /** `rest` holding its slot of the share `key` until it is closed, by its reader or to free the slot. */
   #hold(key: string, rest: HeldRead, release: () => void): HeldRead {
     const share = this.#shares.get(key) as Share;
-    let closedBecause: string | undefined;
+    const listeners: Array<(why: string) => void> = [];
+    let evicted: string | undefined;
     let closing: Promise<void> | undefined;
     const close = () => {
       closing ??= rest.close().finally(() => {
@@ -94,7 +95,8 @@ export class SessionShares {
     };
     const slot: HeldSlot = {
       evict: () => {
-        closedBecause ??= 'it was closed to free a session for a newer statement of the same token';
+        evicted ??= 'it was closed to free a session for a newer statement of the same token';
+        for (const listener of listeners.splice(0)) listener(evicted);
         share.evicting += 1;
         void close()
           .catch(() => {})
@@ -104,7 +106,7 @@ export class SessionShares {
     share.held.push(slot);
     // Statements of the token may be waiting already, with every slot now held.
     makeRoom(share);
-    return { next: (options) => rest.next(options), close, closedBecause: () => closedBecause };
+    return { next: (options) => rest.next(options), close, onEvicted: (listener) => (evicted === undefined ? listeners.push(listener) : listener(evicted)) };
   }
 
   async #take(key: string, limit: number): Promise<() => void> {

@@ -109,11 +109,16 @@ describe('SessionShares: a held read keeps its slot until it ends, and gives way
     const a = shares.forToken(holding as unknown as Database, 'c', 'a');
     const first = await a.holdRead!('x', {} as never);
     const second = await a.holdRead!('x', {} as never);
+    const evicted: string[] = [];
+    first.rest?.onEvicted?.((why) => evicted.push(`first: ${why}`));
+    second.rest?.onEvicted?.((why) => evicted.push(`second: ${why}`));
     expect(shares.running('c', 'a')).toBe(2);
     await a.read('y', {} as never);
     expect(holding.closed).toBe(1);
-    expect(first.rest?.closedBecause?.()).toBe('it was closed to free a session for a newer statement of the same token');
-    expect(second.rest?.closedBecause?.()).toBeUndefined();
+    expect(evicted).toEqual(['first: it was closed to free a session for a newer statement of the same token']);
+    // A listener that comes after the eviction hears of it at once.
+    first.rest?.onEvicted?.((why) => evicted.push(`late: ${why}`));
+    expect(evicted.at(-1)).toBe('late: it was closed to free a session for a newer statement of the same token');
     expect(shares.running('c', 'a')).toBe(1);
     await second.rest?.close();
     await second.rest?.close();
