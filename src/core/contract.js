@@ -336,6 +336,8 @@ export const APPLICATION = frozen({
   approvalProgressMs: 5 * SECOND,
   /** The OS credential store must answer its probe within this, or secrets stay in the files. */
   credentialProbeMs: 5 * SECOND,
+  /** The activity log's rows, and the kept rows of the writes they record (undo), are kept this many days. */
+  activityRetentionDays: 90,
 });
 
 /**
