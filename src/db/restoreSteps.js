@@ -14,7 +14,7 @@ import { keyText, rowsByKey } from './keepSteps.js';
  * What to run to take back a kept write of `verb`: its kept rows, the read of rows by key (`current`,
  * keptRowsSql.ts `rowsByKeys`), and the one-row statements that put them back (keptRowsSql.ts):
  * `remove` (`deleteByKey`, bound to a key), `put` (`insertBack`, bound to every column) and `setBack`
- * (`updateBack`, bound to every column, then to the key the row has now), all over `rows.columns`.
+ * (`updateBack`, bound to every column but the key's, then to the key), all over `rows.columns`.
  * @typedef {{
  *   verb: KeptVerb, rows: KeptRows, force: boolean,
  *   current: import('./keepSteps.js').ByKeys, remove: string, put: string, setBack: string
@@ -129,8 +129,14 @@ class Statements {
     return this.#run(sql, row);
   }
 
-  /** Sets the row with `now`'s key to `row`. @param {string} sql @param {ExactValue[]} row @param {ExactValue[]} now */
+  /**
+   * Sets the row with `now`'s key to `row`: bound to `row`'s values but the key's (its key's when it has
+   * no others), as keptRowsSql.ts `updateBack` sets them, then to the key.
+   * @param {string} sql @param {ExactValue[]} row @param {ExactValue[]} now
+   */
   setBack(sql, row, now) {
-    return this.#run(sql, [...row, ...this.keys.map((k) => now[k] ?? null)]);
+    const others = row.filter((_, i) => !this.keys.includes(i));
+    const set = others.length > 0 ? others : this.keys.map((k) => row[k] ?? null);
+    return this.#run(sql, [...set, ...this.keys.map((k) => now[k] ?? null)]);
   }
 }

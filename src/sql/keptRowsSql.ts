@@ -60,10 +60,20 @@ export function deleteByKey(table: NamedTable, columns: TypedColumn[], keys: num
   return `DELETE FROM ${tableName(table, dialect)} WHERE ${keyMatch(keyColumns(columns, keys), 1, dialect)}`;
 }
 
-/** Sets every column of one row, bound to all its values in column order and then to the key's values it has now. */
+/**
+ * Sets one row back by its key (which a kept UPDATE never changed): every column but the key's, bound to
+ * those columns' values in order, then to the key's values. A table of key columns alone sets its key to itself.
+ */
 export function updateBack(table: NamedTable, columns: TypedColumn[], keys: number[], dialect: ExactDialect): string {
-  const set = columns.map((c, i) => `${dialect.quoteIdent(c.name)} = ${dialect.bound(i + 1, c)}`).join(', ');
-  return `UPDATE ${tableName(table, dialect)} SET ${set} WHERE ${keyMatch(keyColumns(columns, keys), columns.length + 1, dialect)}`;
+  const set = setColumns(columns, keys);
+  const assignments = set.map((c, i) => `${dialect.quoteIdent(c.name)} = ${dialect.bound(i + 1, c)}`).join(', ');
+  return `UPDATE ${tableName(table, dialect)} SET ${assignments} WHERE ${keyMatch(keyColumns(columns, keys), set.length + 1, dialect)}`;
+}
+
+/** The columns `updateBack` sets: all but the key's, or the key's when there are no others (restoreSteps.js binds the same). */
+function setColumns(columns: TypedColumn[], keys: number[]): TypedColumn[] {
+  const others = columns.filter((_, i) => !keys.includes(i));
+  return others.length > 0 ? others : keyColumns(columns, keys);
 }
 
 /** Inserts one row, bound to all its values in column order. */
