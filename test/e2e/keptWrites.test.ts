@@ -28,14 +28,14 @@ type Harness = {
   engine: 'sqlite' | 'duckdb';
   db: SluiceDatabase;
   exec(sql: string): Promise<void>;
-  digest(table: 'things' | 'tags' | 'parents'): Promise<string>;
+  digest(table: keyof typeof ORDER): Promise<string>;
   /** The INSERT of two awkward rows into `things`, in the engine's own literals. */
   insert: string;
   close(): Promise<void>;
 };
 
-const ORDER = { things: 'shop, id', tags: 'name', parents: 'id' } as const;
-const SQLITE_COLUMNS = { things: ['shop', 'id', 'big', 'f', 'n', 'txt', 'b', 'j', 'v'], tags: ['name', 'note'], parents: ['id', 'label'] };
+const ORDER = { things: 'shop, id', tags: 'name', parents: 'id', many: 'id' } as const;
+const SQLITE_COLUMNS = { things: ['shop', 'id', 'big', 'f', 'n', 'txt', 'b', 'j', 'v'], tags: ['name', 'note'], parents: ['id', 'label'], many: ['id', 'v'] };
 const ODD_TEXT = 'ℌ𝔢𝔩𝔩𝔬 \u202Ertl\u202C e\u0301 \uFEFF tab\there  ';
 const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
@@ -129,7 +129,7 @@ async function duckdbHarness(dir: string): Promise<Harness> {
   };
 }
 
-const KEYS = { things: ['shop', 'id'], tags: ['name'], parents: ['id'] } as const;
+const KEYS = { things: ['shop', 'id'], tags: ['name'], parents: ['id'], many: ['id'] } as const;
 
 /** An approved write run with its rows kept, its plan made as the capability makes it (the engine's row selection). */
 async function keep(h: Harness, sql: string, table: keyof typeof KEYS, bounds: Partial<Pick<KeepPlan, 'maxRows' | 'maxBytes'>> = {}): Promise<KeptWrite> {
@@ -241,6 +241,24 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
       const deleted = kept(await keep(h, 'DELETE FROM tags', 'tags'));
       done(await restore(h, 'DELETE', 'tags', deleted));
       expect(await h.digest('tags')).toBe(tags);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it(`reads kept rows again by key ${UNDO.keysPerRead} keys at a time: 245 rows of 250 set back, then all of them inserted back`, async () => {
+    try {
+      await h.exec('CREATE TABLE many (id INTEGER PRIMARY KEY, v VARCHAR(20))');
+      await h.exec("INSERT INTO many WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250) SELECT i, 'v' || i FROM n");
+      const many = await h.digest('many');
+      expect(many.startsWith('250/')).toBe(true);
+      const rows = kept(await keep(h, "UPDATE many SET v = v || '!' WHERE id > 5", 'many'));
+      expect([rows.before.length, rows.after.length, rows.after[244]?.[1]]).toEqual([245, 245, 'v250!']);
+      expect(done(await restore(h, 'UPDATE', 'many', rows)).rowsAffected).toBe(245);
+      expect(await h.digest('many')).toBe(many);
+      const deleted = kept(await keep(h, 'DELETE FROM many', 'many'));
+      expect(done(await restore(h, 'DELETE', 'many', deleted)).kept.after).toHaveLength(250);
+      expect(await h.digest('many')).toBe(many);
     } finally {
       await cleanup();
     }

@@ -1,8 +1,11 @@
 import { type DuckDBResult, ResultReturnType, StatementType } from '@duckdb/node-api';
+import { DriverFailure } from '../../driverFailure.js';
 import { exactBytes, type Keep, type KeptSession } from '../../keepSteps.js';
 import type { ExactValue } from '../../keptWrites.js';
 import { readAsBytes } from '../../../sql/exactDialects.js';
 import type { TypedColumn } from '../../../sql/keptRowsSql.js';
+import { RESULTS } from '../../../core/contract.js';
+import { nextTurn } from '../../../core/nextTurn.js';
 
 /** Runs a statement's work on the session's connection, failing once the statement was stopped (duckdbSessions.ts). */
 type Step = <T>(work: () => Promise<T>) => Promise<T>;
@@ -13,9 +16,9 @@ type Step = <T>(work: () => Promise<T>) => Promise<T>;
  */
 function boundValue(value: ExactValue): unknown {
   if (value === null || typeof value === 'string') return value;
-  if ('b' in value) return value.b;
-  if ('i' in value) return value.i;
-  return value.f;
+  const text = 'b' in value ? value.b : 'i' in value ? value.i : 'f' in value ? value.f : undefined;
+  if (typeof text !== 'string') throw new DriverFailure('invalid_argument', 'a kept value is not an exact value');
+  return text;
 }
 
 /**
@@ -32,6 +35,7 @@ async function exactRows(result: DuckDBResult, bytes: boolean[], keep: Keep, ste
   let size = 0;
   let count = 0;
   let over = false;
+  let paced = 0;
   for (let chunk = await step(() => result.fetchChunk()); chunk && chunk.rowCount > 0; chunk = await step(() => result.fetchChunk())) {
     count += chunk.rowCount;
     const vectors = bytes.map((_, i) => chunk.getColumnVector(i));
@@ -42,6 +46,11 @@ async function exactRows(result: DuckDBResult, bytes: boolean[], keep: Keep, ste
       });
       size += exactBytes(values);
       over = rows.length === keep.rows || size > keep.bytes;
+      // Converting a chunk of 2,048 wide rows at once could hold the event loop: a turn every batch's worth of bytes.
+      if (size - paced >= RESULTS.answerBatchChars) {
+        paced = size;
+        await nextTurn();
+      }
       if (over) rows = [];
       else rows.push(values);
     }
@@ -67,5 +76,6 @@ export function duckdbKeptSession(
     exact: async (sql, params, keep) => exactRows(await run(sql, params), bytes, keep, step),
     write,
     bind: boundValue,
+    turn: nextTurn,
   };
 }
