@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { readConfig } from '../../src/db/connections/savedConnections.js';
+import { browserSuite, chromiumAvailable, screenshot } from '../helpers/browser.js';
+import { callTool, mintToken, type Minted } from '../helpers/testApp.js';
+
+/**
+ * Undo in real Chromium (docs/console.md, "Taking a write back"): a write's dialog says before approval
+ * whether it can be taken back; the activity view's Undo puts the rows back byte for byte, and the
+ * undo's own row can be undone in turn; a row changed since stops the undo, the dialog shows it (key,
+ * now, expected, hidden characters as escapes), and Undo anyway overwrites it.
+ */
+
+const canRun = chromiumAvailable();
+const unique = () => randomBytes(4).toString('hex');
+
+/** The table's every cell as SQLite quotes it (type and bytes), row by row: equal means byte for byte. */
+function tableImage(path: string, table: string): string[] {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(`SELECT quote(id) || '|' || quote(note) || '|' || quote(amount) || '|' || quote(data) FROM ${table} ORDER BY id`).pluck().all() as string[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs `sql` on the demo file on a connection of its own, as another program would. */
+function runElsewhere(path: string, sql: string, ...params: unknown[]): void {
+  const db = new Database(path, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.prepare(sql).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
+const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+
+describe.runIf(canRun)('undo in the console', () => {
+  const suite = browserSuite();
+
+  const demoPath = () => {
+    const demo = readConfig(suite.app.dataDir)?.connections.find((c) => c.id === 'demo');
+    if (demo?.engine !== 'sqlite') throw new Error('the demo connection is not SQLite');
+    return demo.path;
+  };
+
+  /** A table of awkward values in the demo database, made outside Sluice. */
+  function awkwardTable(): string {
+    const table = `undo_notes_${unique()}`;
+    const path = demoPath();
+    runElsewhere(path, `CREATE TABLE ${table} (id INTEGER PRIMARY KEY, note TEXT, amount REAL, data BLOB)`);
+    runElsewhere(path, `INSERT INTO ${table} VALUES (?, ?, ?, ?)`, 1, 'trailing spaces   ', 0.1 + 0.2, ALL_BYTES);
+    runElsewhere(path, `INSERT INTO ${table} VALUES (?, ?, ?, ?)`, 2, 'ünïcødé \u{1F600} e\u0301', -1e308, null);
+    runElsewhere(path, `INSERT INTO ${table} VALUES (?, ?, ?, ?)`, 9007199254740993n, null, 1 / 3, Buffer.alloc(0));
+    return table;
+  }
+
+  /** Asks for `sql` over MCP as a client would; the dialog that opens, and the call's answer to come. */
+  async function asked(page: Page, writer: Minted, sql: string) {
+    const client = `Undo client ${unique()}`;
+    const pending = callTool(suite.app, 'execute_query', { connection_id: 'demo', sql }, {
+      headers: writer.headers,
+      extraMeta: { 'io.modelcontextprotocol/clientInfo': { name: client, version: '1.0.0' } },
+    });
+    const card = page.locator('article[data-dialog-id]', { has: page.locator('[data-client]', { hasText: client }) });
+    await card.waitFor({ timeout: 5_000 });
+    return { card, pending };
+  }
+
+  const approve = async (card: Locator, pending: ReturnType<typeof callTool>) => {
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    const answer = await pending;
+    expect(answer.json?.result?.isError ?? false).toBe(false);
+  };
+
+  it('the dialog says the write can be taken back; Undo puts its rows back byte for byte, and the undo can be undone in turn', async () => {
+    const { page } = await suite.open();
+    const writer = mintToken(suite.app, `Undo token ${unique()}`, 'readWrite');
+    const table = awkwardTable();
+    const before = tableImage(demoPath(), table);
+
+    const { card, pending } = await asked(page, writer, `UPDATE ${table} SET note = 'x', amount = 2, data = NULL WHERE id <= 2`);
+    const line = card.locator('[data-undo]');
+    expect(await line.getAttribute('data-undo')).toBe('possible');
+    expect(await line.textContent()).toBe('You can take this back afterwards (Activity → Undo, or sluice undo).');
+    await approve(card, pending);
+    const after = tableImage(demoPath(), table);
+    expect(after).not.toEqual(before);
+
+    const rows = page.locator('[data-list="activity"] > tr');
+    const write = rows.filter({ has: page.locator('code', { hasText: 'execute_query' }) }).first();
+    await expect.poll(() => write.getAttribute('data-undo'), { timeout: 5_000 }).toBe('available');
+    const seq = await write.getAttribute('data-seq');
+    await write.getByRole('button', { name: /^Undo the write of / }).click();
+
+    const dialog = page.locator('#activity-undo-dialog');
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await dialog.locator('[data-undo-what]').textContent()).toMatch(/^Puts back the rows changed by execute_query on demo at .+ \(2 rows\)\. The undo is itself a write/);
+    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
+    const outcome = dialog.locator('[data-undo-outcome]');
+    await outcome.waitFor();
+    expect(await outcome.textContent()).toBe('Undone: 2 rows put back.');
+    expect(tableImage(demoPath(), table)).toEqual(before);
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+
+    // The write is undone; the undo's own row (newer) can itself be undone, which writes the change again.
+    const undone = page.locator(`[data-list="activity"] > tr[data-seq="${seq}"]`);
+    await expect.poll(() => undone.getAttribute('data-undo'), { timeout: 5_000 }).toBe('done');
+    expect(await undone.locator('[data-undone]').textContent()).toBe('undone');
+    const undoRow = rows.filter({ has: page.locator('[data-action="undo"]') }).first();
+    expect(Number(await undoRow.getAttribute('data-seq'))).toBeGreaterThan(Number(seq));
+    await undoRow.getByRole('button', { name: /^Undo the write of / }).click();
+    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
+    await outcome.waitFor();
+    expect(await outcome.textContent()).toBe('Undone: 2 rows put back.');
+    expect(tableImage(demoPath(), table)).toEqual(after);
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+  });
+
+  it('a row changed since stops the undo and is shown, hidden characters as escapes; Undo anyway puts the rows back', async () => {
+    const { page } = await suite.open();
+    const writer = mintToken(suite.app, `Undo token ${unique()}`, 'readWrite');
+    const table = awkwardTable();
+    const before = tableImage(demoPath(), table);
+
+    const { card, pending } = await asked(page, writer, `UPDATE ${table} SET note = 'y' WHERE id IN (1, 2)`);
+    await approve(card, pending);
+    // Another program changes one of the rows the write left.
+    runElsewhere(demoPath(), `UPDATE ${table} SET note = ? WHERE id = 1`, 'changed\u202E\u200B ');
+
+    const write = page.locator('[data-list="activity"] > tr[data-undo="available"]').filter({ has: page.locator('code', { hasText: 'execute_query' }) }).first();
+    await write.waitFor({ timeout: 5_000 });
+    await write.getByRole('button', { name: /^Undo the write of / }).click();
+    const dialog = page.locator('#activity-undo-dialog');
+    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
+
+    const differs = dialog.locator('table[data-differs]');
+    await differs.waitFor();
+    expect(await dialog.locator('[data-undo-stopped]').textContent()).toBe(
+      'Nothing was changed: 1 row is no longer as this write left it. Undo anyway puts back the rows as they were before the write, overwriting these changes.',
+    );
+    expect(tableImage(demoPath(), table)[0]).toContain("'changed");
+    expect(await differs.locator('thead th').allTextContents()).toEqual(['Key', 'id', 'note', 'amount', 'data']);
+    const lines = await differs.locator('tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('th, td')].map((cell) => `${cell.hasAttribute('data-changed') ? '*' : ''}${cell.textContent}`)),
+    );
+    expect(lines).toEqual([
+      ['1', 'now', '1', '*"changed⟨U+202E⟩⟨U+200B⟩ " (differs)', '0.30000000000000004', `x'${ALL_BYTES.toString('hex')}'`],
+      ['expected', '1', '*"y" (differs)', '0.30000000000000004', `x'${ALL_BYTES.toString('hex')}'`],
+    ]);
+    expect(await differs.locator('.escape').allTextContents()).toEqual(['⟨U+202E⟩', '⟨U+200B⟩']);
+    await screenshot(page, 'console-undo-differs.png');
+
+    await dialog.getByRole('button', { name: 'Undo anyway', exact: true }).click();
+    const outcome = dialog.locator('[data-undo-outcome]');
+    await outcome.waitFor();
+    expect(await outcome.textContent()).toBe('Undone: 2 rows put back.');
+    expect(tableImage(demoPath(), table)).toEqual(before);
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+  });
+
+  it('the dialog of a write to a table without a key says it cannot be undone, and why', async () => {
+    const { page } = await suite.open();
+    const writer = mintToken(suite.app, `Undo token ${unique()}`, 'readWrite');
+    const table = `undo_nokey_${unique()}`;
+    runElsewhere(demoPath(), `CREATE TABLE ${table} (note TEXT)`);
+    runElsewhere(demoPath(), `INSERT INTO ${table} VALUES ('a')`);
+
+    const { card, pending } = await asked(page, writer, `UPDATE ${table} SET note = 'b'`);
+    const line = card.locator('[data-undo]');
+    expect(await line.getAttribute('data-undo')).toBe('impossible');
+    expect(await line.textContent()).toMatch(/^This write cannot be undone: .+/);
+    await card.getByRole('button', { name: 'Deny', exact: true }).click();
+    await pending;
+  });
+});
