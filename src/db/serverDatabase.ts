@@ -23,6 +23,7 @@ import {
 import { DATABASES, RESULTS } from '../core/contract.js';
 import { answerRows } from './results/answerRows.js';
 import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
+import type { KeepPlan, KeptWrite, Restored, RestorePlan } from './keptWrites.js';
 
 export type StatementOptions = {
   params: unknown[];
@@ -47,6 +48,9 @@ export type ServerSessions = {
   holdRead?(sql: string, options: HeldStatementOptions): Promise<HeldResult>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
+  /** `Database.keepWrite` and `restoreRows` (keptWrites.ts), on an engine's write session; absent where the engine keeps no rows. */
+  keepWrite?(plan: KeepPlan): Promise<KeptWrite>;
+  restoreRows?(plan: RestorePlan): Promise<Restored>;
   close(): Promise<void>;
 };
 
@@ -145,6 +149,18 @@ export abstract class ServerDatabase implements Database {
 
   async rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
     return (await this.#use()).rehearse(plan, signal);
+  }
+
+  async keepWrite(plan: KeepPlan): Promise<KeptWrite> {
+    const sessions = await this.#use();
+    if (!sessions.keepWrite) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} does not keep a write's rows yet`);
+    return sessions.keepWrite(plan);
+  }
+
+  async restoreRows(plan: RestorePlan): Promise<Restored> {
+    const sessions = await this.#use();
+    if (!sessions.restoreRows) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} does not keep a write's rows yet`);
+    return sessions.restoreRows(plan);
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {

@@ -9,6 +9,8 @@ const SESSION_METHODS = new Set<string | symbol>([
   'holdRead',
   'write',
   'rehearse',
+  'keepWrite',
+  'restoreRows',
   'browse',
   'explain',
   'schemaVersion',
