@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/db/connections/savedConnections.js';
-import { browserSuite, chromiumAvailable, screenshot } from '../helpers/browser.js';
+import { browserSuite, chromiumAvailable, isFocused, postFromPage, SCREENSHOTS } from '../helpers/browser.js';
 import { callTool, mintToken, type Minted } from '../helpers/testApp.js';
 
 /**
@@ -67,7 +68,9 @@ describe.runIf(canRun)('undo in the console', () => {
       extraMeta: { 'io.modelcontextprotocol/clientInfo': { name: client, version: '1.0.0' } },
     });
     const card = page.locator('article[data-dialog-id]', { has: page.locator('[data-client]', { hasText: client }) });
-    await card.waitFor({ timeout: 5_000 });
+    // A call answered before any dialog opens fails the test with that answer.
+    const answeredFirst = pending.then((answer) => Promise.reject(new Error(`answered without a dialog: ${JSON.stringify(answer.json)}`)));
+    await Promise.race([card.waitFor({ timeout: 5_000 }), answeredFirst]);
     return { card, pending };
   }
 
@@ -99,13 +102,15 @@ describe.runIf(canRun)('undo in the console', () => {
 
     const dialog = page.locator('#activity-undo-dialog');
     expect(await dialog.isVisible()).toBe(true);
-    expect(await dialog.locator('[data-undo-what]').textContent()).toMatch(/^Puts back the rows changed by execute_query on demo at .+ \(2 rows\)\. The undo is itself a write/);
+    expect(await dialog.locator('[data-undo-what]').textContent()).toMatch(new RegExp(`^Puts back the rows changed by execute_query on demo at .+ \\(activity ${seq}: sluice undo ${seq} does the same\\)\\. The undo is itself a write: it is logged, and can be undone in turn\\.$`));
     await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
     const outcome = dialog.locator('[data-undo-outcome]');
     await outcome.waitFor();
     expect(await outcome.textContent()).toBe('Undone: 2 rows put back.');
     expect(tableImage(demoPath(), table)).toEqual(before);
     await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+    // The row's button went with the list drawn again: the keyboard goes on from the section's heading.
+    await expect.poll(() => isFocused(page.locator('#activity-title'))).toBe(true);
 
     // The write is undone; the undo's own row (newer) can itself be undone, which writes the change again.
     const undone = page.locator(`[data-list="activity"] > tr[data-seq="${seq}"]`);
@@ -113,6 +118,7 @@ describe.runIf(canRun)('undo in the console', () => {
     expect(await undone.locator('[data-undone]').textContent()).toBe('undone');
     const undoRow = rows.filter({ has: page.locator('[data-action="undo"]') }).first();
     expect(Number(await undoRow.getAttribute('data-seq'))).toBeGreaterThan(Number(seq));
+    await page.locator('#activity').screenshot({ path: join(SCREENSHOTS, 'console-activity-undo.png'), animations: 'disabled' });
     await undoRow.getByRole('button', { name: /^Undo the write of / }).click();
     await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
     await outcome.waitFor();
@@ -144,7 +150,7 @@ describe.runIf(canRun)('undo in the console', () => {
       'Nothing was changed: 1 row is no longer as this write left it. Undo anyway puts back the rows as they were before the write, overwriting these changes.',
     );
     expect(tableImage(demoPath(), table)[0]).toContain("'changed");
-    expect(await differs.locator('thead th').allTextContents()).toEqual(['Key', 'id', 'note', 'amount', 'data']);
+    expect(await differs.locator('thead th').allTextContents()).toEqual(['Key (id)', 'id', 'note', 'amount', 'data']);
     const lines = await differs.locator('tbody tr').evaluateAll((trs) =>
       trs.map((tr) => [...tr.querySelectorAll('th, td')].map((cell) => `${cell.hasAttribute('data-changed') ? '*' : ''}${cell.textContent}`)),
     );
@@ -153,7 +159,8 @@ describe.runIf(canRun)('undo in the console', () => {
       ['expected', '1', '*"y" (differs)', '0.30000000000000004', `x'${ALL_BYTES.toString('hex')}'`],
     ]);
     expect(await differs.locator('.escape').allTextContents()).toEqual(['⟨U+202E⟩', '⟨U+200B⟩']);
-    await screenshot(page, 'console-undo-differs.png');
+    // docs/console.md's picture of it (SLUICE_SCREENSHOTS=docs/screenshots refreshes it).
+    await dialog.screenshot({ path: join(SCREENSHOTS, 'console-undo-differs.png'), animations: 'disabled' });
 
     await dialog.getByRole('button', { name: 'Undo anyway', exact: true }).click();
     const outcome = dialog.locator('[data-undo-outcome]');
@@ -163,6 +170,35 @@ describe.runIf(canRun)('undo in the console', () => {
     await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   });
 
+  it('an undo done elsewhere while the dialog asks is refused with why, and nothing changes twice', async () => {
+    const session = await suite.open();
+    const { page } = session;
+    const writer = mintToken(suite.app, `Undo token ${unique()}`, 'readWrite');
+    const table = awkwardTable();
+    const { card, pending } = await asked(page, writer, `DELETE FROM ${table} WHERE id = 2`);
+    await approve(card, pending);
+
+    const write = page.locator('[data-list="activity"] > tr[data-undo="available"]').filter({ has: page.locator('code', { hasText: 'execute_query' }) }).first();
+    await write.waitFor({ timeout: 5_000 });
+    const seq = Number(await write.getAttribute('data-seq'));
+    await write.getByRole('button', { name: /^Undo the write of / }).click();
+    // Another tab (or sluice undo) takes it back first.
+    expect(await postFromPage(page, 'activity.undo', { seq, force: false })).toMatchObject({ ok: true, rowsAffected: 1 });
+    const restored = tableImage(demoPath(), table);
+    expect(restored).toHaveLength(3);
+
+    const dialog = page.locator('#activity-undo-dialog');
+    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
+    const error = dialog.locator('[data-error="undo"]');
+    await expect.poll(() => error.textContent()).toMatch(new RegExp(`^Could not undo: activity ${seq} was already undone \\(activity \\d+\\)$`));
+    expect(await dialog.locator('[data-undo-outcome]').isHidden()).toBe(true);
+    expect(tableImage(demoPath(), table)).toEqual(restored);
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+    expect(await dialog.isVisible()).toBe(false);
+    // The one HTTP error is the refusal shown above.
+    expect(session.problems.splice(0).filter((problem) => problem.startsWith('HTTP '))).toEqual([`HTTP 400 for POST ${session.origin}/api/activity.undo`]);
+  });
+
   it('the dialog of a write to a table without a key says it cannot be undone, and why', async () => {
     const { page } = await suite.open();
     const writer = mintToken(suite.app, `Undo token ${unique()}`, 'readWrite');
@@ -170,10 +206,10 @@ describe.runIf(canRun)('undo in the console', () => {
     runElsewhere(demoPath(), `CREATE TABLE ${table} (note TEXT)`);
     runElsewhere(demoPath(), `INSERT INTO ${table} VALUES ('a')`);
 
-    const { card, pending } = await asked(page, writer, `UPDATE ${table} SET note = 'b'`);
+    const { card, pending } = await asked(page, writer, `UPDATE ${table} SET note = 'b' WHERE note = 'a'`);
     const line = card.locator('[data-undo]');
     expect(await line.getAttribute('data-undo')).toBe('impossible');
-    expect(await line.textContent()).toMatch(/^This write cannot be undone: .+/);
+    expect(await line.textContent()).toBe(`This write cannot be undone: ${table} has no primary key or unique key of columns never null, to match its rows by.`);
     await card.getByRole('button', { name: 'Deny', exact: true }).click();
     await pending;
   });

@@ -10,8 +10,9 @@ import { $, $$, h } from './shared/dom.js';
 import { visibleNodes } from './shared/visible.js';
 import { differencesTable } from './undoDifferences.js';
 
-/** The activity row the dialog is about. */
+/** The activity row the dialog is about, and the button that opened it. */
 let asking;
+let opener;
 
 const rowsText = (n) => `${numberFormat.format(n)} ${n === 1 ? 'row' : 'rows'}`;
 const whenText = (row) => (validTime(row.time) ? timeFormat.format(toTime(row.time)) : 'an unknown time');
@@ -22,7 +23,7 @@ export function undoControl(row) {
   if (row.undo !== 'available') return null;
   return h(
     'button',
-    { type: 'button', class: 'button button-small', 'data-action': 'undo', 'aria-label': `Undo the write of ${whenText(row)}`, onclick: () => askUndo(row) },
+    { type: 'button', class: 'button button-small', 'data-action': 'undo', 'aria-label': `Undo the write of ${whenText(row)}`, onclick: (event) => askUndo(row, event.currentTarget) },
     'Undo',
   );
 }
@@ -39,16 +40,17 @@ function showStep(dialog, step) {
   $('[data-undo-outcome]', dialog).hidden = step !== 'done';
 }
 
-function askUndo(row) {
+function askUndo(row, button) {
   const dialog = $('#activity-undo-dialog');
   asking = row;
+  opener = button;
   $('[data-undo-what]', dialog).replaceChildren(
     'Puts back the rows changed by ',
     h('code', {}, visibleNodes(row.action)),
     ...(row.connection_id ? [' on ', h('code', {}, visibleNodes(row.connection_id))] : []),
-    ` at ${whenText(row)}`,
-    typeof row.rows === 'number' ? ` (${rowsText(row.rows)})` : '',
-    '. The undo is itself a write: it is logged, and can be undone in turn.',
+    ` at ${whenText(row)} (activity ${row.seq}: `,
+    h('code', {}, `sluice undo ${row.seq}`),
+    ' does the same). The undo is itself a write: it is logged, and can be undone in turn.',
   );
   setError($('[data-error="undo"]', dialog), '');
   showStep(dialog, 'asking');
@@ -62,7 +64,7 @@ async function undo(dialog, force) {
   setError(error, '');
   for (const button of $$('.actions button', dialog)) button.disabled = true;
   try {
-    const result = await post(`activity/${encodeURIComponent(row.seq)}/undo`, { force });
+    const result = await post('activity.undo', { seq: row.seq, force });
     if (result?.ok) {
       const outcome = $('[data-undo-outcome]', dialog);
       outcome.textContent = `Undone: ${rowsText(result.rowsAffected)} put back.`;
@@ -100,5 +102,11 @@ export function wireUndoDialog() {
   $('[data-action="force"]', dialog).addEventListener('click', () => undo(dialog, true));
   dialog.addEventListener('close', () => {
     asking = undefined;
+    // The row's button is gone once the list was drawn again: the keyboard goes on from the section's heading.
+    if (!opener?.isConnected) {
+      const heading = $('#activity-title');
+      heading.setAttribute('tabindex', '-1');
+      heading.focus();
+    }
   });
 }

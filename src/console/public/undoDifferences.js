@@ -25,18 +25,22 @@ function sideRow(difference, side, columns, first) {
   return h(
     'tr',
     { 'data-side': side.name },
-    first ? h('th', { scope: 'rowgroup', rowspan: SIDES.length, 'data-key': '' }, difference.key.map((v, i) => [i > 0 ? ', ' : '', exactValueNode(v)])) : null,
+    first ? h('th', { scope: 'rowgroup', rowspan: SIDES.length, 'data-key': '' }, difference.key.flatMap((v, i) => (i > 0 ? [', ', exactValueNode(v)] : [exactValueNode(v)]))) : null,
     h('th', { scope: 'row', class: 'muted' }, side.label),
     cells,
   );
 }
 
-/** `{ columns, differs: [{ key, now, expected }] }` as a table (now or expected null: no such row). */
-export function differencesTable({ columns, differs }) {
+/**
+ * `activity.undo`'s `{ columns, keys, differs: [{ key, now, expected }] }` as a table (now or expected
+ * null: no such row); the key's heading names its columns.
+ */
+export function differencesTable({ columns, keys, differs }) {
+  const keyNames = keys.map((i) => columns[i]).join(', ');
   return h(
     'table',
     { class: 'params changes', 'data-differs': '' },
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Key'), h('td', {}), columns.map((name) => h('th', { scope: 'col' }, visibleNodes(name))))),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Key (', visibleNodes(keyNames), ')'), h('td', {}), columns.map((name) => h('th', { scope: 'col' }, visibleNodes(name))))),
     differs.map((difference, i) => h('tbody', { 'data-row': i + 1 }, SIDES.map((side, j) => sideRow(difference, side, columns, j === 0)))),
   );
 }
