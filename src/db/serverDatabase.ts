@@ -151,15 +151,17 @@ export abstract class ServerDatabase implements Database {
     return (await this.#use()).rehearse(plan, signal);
   }
 
+  /** `Database.keepWrite` on the engine's sessions (PostgreSQL, MySQL/MariaDB, DuckDB). */
   async keepWrite(plan: KeepPlan): Promise<KeptWrite> {
     const sessions = await this.#use();
-    if (!sessions.keepWrite) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} does not keep a write's rows yet`);
+    if (!sessions.keepWrite) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
     return sessions.keepWrite(plan);
   }
 
+  /** `Database.restoreRows` on the engine's sessions. */
   async restoreRows(plan: RestorePlan): Promise<Restored> {
     const sessions = await this.#use();
-    if (!sessions.restoreRows) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} does not keep a write's rows yet`);
+    if (!sessions.restoreRows) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
     return sessions.restoreRows(plan);
   }
 
