@@ -80,6 +80,24 @@ describe.runIf(canRun)('undo in the console', () => {
     expect(answer.json?.result?.isError ?? false).toBe(false);
   };
 
+  /** The newest activity row of an execute_query that can still be undone, once the view shows it. */
+  async function undoableWrite(page: Page): Promise<Locator> {
+    const write = page.locator('[data-list="activity"] > tr[data-undo="available"]').filter({ has: page.locator('code', { hasText: 'execute_query' }) }).first();
+    await write.waitFor({ timeout: 5_000 });
+    return write;
+  }
+
+  /** Presses `button` in the open undo dialog, and once it says the rows were put back, closes it: what it said. */
+  async function undoneWith(page: Page, button: 'Undo' | 'Undo anyway'): Promise<string | null> {
+    const dialog = page.locator('#activity-undo-dialog');
+    await dialog.getByRole('button', { name: button, exact: true }).click();
+    const outcome = dialog.locator('[data-undo-outcome]');
+    await outcome.waitFor();
+    const said = await outcome.textContent();
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+    return said;
+  }
+
   it('the dialog says the write can be taken back; Undo puts its rows back byte for byte, and the undo can be undone in turn', async () => {
     const { page } = await suite.open();
     const writer = mintToken(suite.app, `Undo token ${unique()}`, 'readWrite');
@@ -94,21 +112,15 @@ describe.runIf(canRun)('undo in the console', () => {
     const after = tableImage(demoPath(), table);
     expect(after).not.toEqual(before);
 
-    const rows = page.locator('[data-list="activity"] > tr');
-    const write = rows.filter({ has: page.locator('code', { hasText: 'execute_query' }) }).first();
-    await expect.poll(() => write.getAttribute('data-undo'), { timeout: 5_000 }).toBe('available');
+    const write = await undoableWrite(page);
     const seq = await write.getAttribute('data-seq');
     await write.getByRole('button', { name: /^Undo the write of / }).click();
 
     const dialog = page.locator('#activity-undo-dialog');
     expect(await dialog.isVisible()).toBe(true);
     expect(await dialog.locator('[data-undo-what]').textContent()).toMatch(new RegExp(`^Puts back the rows changed by execute_query on demo at .+ \\(activity ${seq}: sluice undo ${seq} does the same\\)\\. The undo is itself a write: it is logged, and can be undone in turn\\.$`));
-    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
-    const outcome = dialog.locator('[data-undo-outcome]');
-    await outcome.waitFor();
-    expect(await outcome.textContent()).toBe('Undone: 2 rows put back.');
+    expect(await undoneWith(page, 'Undo')).toBe('Undone: 2 rows put back.');
     expect(tableImage(demoPath(), table)).toEqual(before);
-    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
     // The row's button went with the list drawn again: the keyboard goes on from the section's heading.
     await expect.poll(() => isFocused(page.locator('#activity-title'))).toBe(true);
 
@@ -116,15 +128,14 @@ describe.runIf(canRun)('undo in the console', () => {
     const undone = page.locator(`[data-list="activity"] > tr[data-seq="${seq}"]`);
     await expect.poll(() => undone.getAttribute('data-undo'), { timeout: 5_000 }).toBe('done');
     expect(await undone.locator('[data-undone]').textContent()).toBe('undone');
-    const undoRow = rows.filter({ has: page.locator('[data-action="undo"]') }).first();
+    const undoRow = page.locator('[data-list="activity"] > tr[data-undo="available"]');
+    expect(await undoRow.count()).toBe(1);
     expect(Number(await undoRow.getAttribute('data-seq'))).toBeGreaterThan(Number(seq));
     await page.locator('#activity').screenshot({ path: join(SCREENSHOTS, 'console-activity-undo.png'), animations: 'disabled' });
+    expect(await undoRow.locator('code').first().textContent()).toBe('undo');
     await undoRow.getByRole('button', { name: /^Undo the write of / }).click();
-    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
-    await outcome.waitFor();
-    expect(await outcome.textContent()).toBe('Undone: 2 rows put back.');
+    expect(await undoneWith(page, 'Undo')).toBe('Undone: 2 rows put back.');
     expect(tableImage(demoPath(), table)).toEqual(after);
-    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   });
 
   it('a row changed since stops the undo and is shown, hidden characters as escapes; Undo anyway puts the rows back', async () => {
@@ -138,9 +149,7 @@ describe.runIf(canRun)('undo in the console', () => {
     // Another program changes one of the rows the write left.
     runElsewhere(demoPath(), `UPDATE ${table} SET note = ? WHERE id = 1`, 'changed\u202E\u200B ');
 
-    const write = page.locator('[data-list="activity"] > tr[data-undo="available"]').filter({ has: page.locator('code', { hasText: 'execute_query' }) }).first();
-    await write.waitFor({ timeout: 5_000 });
-    await write.getByRole('button', { name: /^Undo the write of / }).click();
+    await (await undoableWrite(page)).getByRole('button', { name: /^Undo the write of / }).click();
     const dialog = page.locator('#activity-undo-dialog');
     await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
 
@@ -162,12 +171,8 @@ describe.runIf(canRun)('undo in the console', () => {
     // docs/console.md's picture of it (SLUICE_SCREENSHOTS=docs/screenshots refreshes it).
     await dialog.screenshot({ path: join(SCREENSHOTS, 'console-undo-differs.png'), animations: 'disabled' });
 
-    await dialog.getByRole('button', { name: 'Undo anyway', exact: true }).click();
-    const outcome = dialog.locator('[data-undo-outcome]');
-    await outcome.waitFor();
-    expect(await outcome.textContent()).toBe('Undone: 2 rows put back.');
+    expect(await undoneWith(page, 'Undo anyway')).toBe('Undone: 2 rows put back.');
     expect(tableImage(demoPath(), table)).toEqual(before);
-    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   });
 
   it('an undo done elsewhere while the dialog asks is refused with why, and nothing changes twice', async () => {
@@ -178,8 +183,7 @@ describe.runIf(canRun)('undo in the console', () => {
     const { card, pending } = await asked(page, writer, `DELETE FROM ${table} WHERE id = 2`);
     await approve(card, pending);
 
-    const write = page.locator('[data-list="activity"] > tr[data-undo="available"]').filter({ has: page.locator('code', { hasText: 'execute_query' }) }).first();
-    await write.waitFor({ timeout: 5_000 });
+    const write = await undoableWrite(page);
     const seq = Number(await write.getAttribute('data-seq'));
     await write.getByRole('button', { name: /^Undo the write of / }).click();
     // Another tab (or sluice undo) takes it back first.
