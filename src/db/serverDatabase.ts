@@ -23,7 +23,7 @@ import {
 import { DATABASES, RESULTS } from '../core/contract.js';
 import { answerRows } from './results/answerRows.js';
 import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
-import type { KeepPlan, KeptWrite, Restored, RestorePlan } from './keptWrites.js';
+import type { KeepPlan, KeptVerb, KeptWrite, RestorePlan, Restored } from './keptWrites.js';
 
 export type StatementOptions = {
   params: unknown[];
@@ -51,6 +51,8 @@ export type ServerSessions = {
   /** `Database.keepWrite` and `restoreRows` (keptWrites.ts), on an engine's write session; absent where the engine keeps no rows. */
   keepWrite?(plan: KeepPlan): Promise<KeptWrite>;
   restoreRows?(plan: RestorePlan): Promise<Restored>;
+  /** `Database.whyNotKept`: absent where the engine keeps every verb. */
+  whyNotKept?(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined>;
   close(): Promise<void>;
 };
 
@@ -156,6 +158,11 @@ export abstract class ServerDatabase implements Database {
     const sessions = await this.#use();
     if (!sessions.keepWrite) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
     return sessions.keepWrite(plan);
+  }
+
+  async whyNotKept(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined> {
+    const sessions = await this.#use();
+    return sessions.whyNotKept?.(verb, signal);
   }
 
   /** `Database.restoreRows` on the engine's sessions. */

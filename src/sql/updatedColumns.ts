@@ -12,7 +12,8 @@ function columnAt(sql: string, tokens: SpannedToken[], at: number): { column: As
   let end = at;
   while (isPunct(tokens[end + 1], '.')) end += 2;
   const token = tokens[end];
-  const name = nameAsWritten(sql, token);
+  // The lexer reads a number as a word: never a column's name.
+  const name = token?.kind === 'word' && /^[0-9]/.test(token.text) ? undefined : nameAsWritten(sql, token);
   return name === undefined ? undefined : { column: { name, quoted: token?.kind === 'quoted' }, end: end + 1 };
 }
 

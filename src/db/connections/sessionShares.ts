@@ -11,6 +11,7 @@ const SESSION_METHODS = new Set<string | symbol>([
   'rehearse',
   'keepWrite',
   'restoreRows',
+  'whyNotKept',
   'browse',
   'explain',
   'schemaVersion',

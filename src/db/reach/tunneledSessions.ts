@@ -5,7 +5,7 @@ import { DriverFailure } from '../driverFailure.js';
 import type { HeldStatementOptions, ServerSessions, StatementOptions } from '../serverDatabase.js';
 import type { SshTunnel } from './sshTunnel.js';
 import type { RehearsalPlan, Rehearsed } from '../rehearsal.js';
-import type { KeepPlan, KeptWrite, Restored, RestorePlan } from '../keptWrites.js';
+import type { KeepPlan, KeptVerb, KeptWrite, RestorePlan, Restored } from '../keptWrites.js';
 
 /**
  * A server's sessions through its SSH tunnel: each statement first has the tunnel open (or says why it
@@ -64,6 +64,10 @@ class TunneledSessions implements ServerSessions {
 
   restoreRows(plan: RestorePlan): Promise<Restored> {
     return this.#through(() => this.#passed('restoreRows').call(this.#sessions, plan));
+  }
+
+  async whyNotKept(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined> {
+    return this.#sessions.whyNotKept ? this.#through(() => (this.#sessions.whyNotKept as NonNullable<ServerSessions['whyNotKept']>).call(this.#sessions, verb, signal)) : undefined;
   }
 
   /** A method the sessions under the tunnel may lack (ServerSessions), refused as the engine would refuse it. */

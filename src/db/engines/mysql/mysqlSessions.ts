@@ -17,7 +17,7 @@ import { handedOn, HeldPages } from '../../results/heldPages.js';
 import type { AppClock } from '../../../core/clock.js';
 import { mysqlSsl } from '../../reach/tlsSettings.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
-import type { ExactValue, KeepPlan, KeptWrite, Restored, RestorePlan } from '../../keptWrites.js';
+import type { ExactValue, KeepPlan, KeptVerb, KeptWrite, Restored, RestorePlan } from '../../keptWrites.js';
 import { exactBytes, type Keep, type KeptSession, keepSteps } from '../../keepSteps.js';
 import { restoreSteps } from '../../restoreSteps.js';
 import { keepStepsPlan, restoreStepsPlan } from '../../keptPlans.js';
@@ -234,6 +234,14 @@ export class MysqlSessions implements ServerSessions {
     }
   }
 
+  /** Asked before consent: an INSERT is kept only where the server can return the rows it adds (MariaDB 10.5 and later). */
+  async whyNotKept(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined> {
+    if (verb !== 'INSERT') return undefined;
+    const options: StatementOptions = { params: [], maxRows: 1, maxBytes: RESULTS.defaultBytes, timeoutMs: DATABASES.introspectionTimeoutMs, signal };
+    const version = await this.#session(this.#reads, options, (connection) => this.#serverVersion(connection));
+    return insertReturns(version) ? undefined : notReturned(version);
+  }
+
   /**
    * An approved write with the rows it changes kept (keepSteps.js), in one transaction on a write session
    * with the write's time limit, committed whether or not they could be kept. An INSERT's rows are kept
@@ -248,7 +256,7 @@ export class MysqlSessions implements ServerSessions {
       await run(connection, 'START TRANSACTION');
       let kept: KeptWrite;
       if (plan.verb === 'INSERT' && !insertReturns(version)) {
-        kept = { result: await write(plan.sql, plan.params), notKept: `${isMariadb(version) ? 'MariaDB before 10.5' : 'MySQL'} cannot return the rows an INSERT adds` };
+        kept = { result: await write(plan.sql, plan.params), notKept: notReturned(version) };
       } else {
         kept = (await keepSteps(keepStepsPlan(plan, 'mysql', exactDialect), this.#keptSession(connection, write))) as KeptWrite;
       }
@@ -564,6 +572,7 @@ export class MysqlSessions implements ServerSessions {
 }
 
 const isMariadb = (version: string) => version.includes('MariaDB');
+const notReturned = (version: string) => `${isMariadb(version) ? 'MariaDB before 10.5' : 'MySQL'} cannot return the rows an INSERT adds`;
 
 /** Whether an INSERT can return the rows it adds: MariaDB's INSERT … RETURNING, from 10.5 on; MySQL has none. */
 function insertReturns(version: string): boolean {
