@@ -13,8 +13,14 @@ export type UndoDeps = {
   audit(entry: ActivityEntry): void;
 };
 
-/** `activity.undo`'s answer: the write taken back (and the activity row of the undo), or the rows that changed since and stopped it. */
-export type UndoAnswer = { ok: true; rowsAffected: number; undoSeq: number | undefined } | { ok: false; differs: RowDifference[] };
+/**
+ * `activity.undo`'s answer: the write taken back (and the activity row of the undo), or the rows that
+ * changed since and stopped it, with the names of their columns (`now` and `expected` hold every
+ * column, `key` those at the indexes `keys`).
+ */
+export type UndoAnswer =
+  | { ok: true; rowsAffected: number; undoSeq: number | undefined }
+  | { ok: false; columns: string[]; keys: number[]; differs: RowDifference[] };
 
 /** The kept write activity row `seq` names, ready to be taken back; throws why it cannot be. */
 function keptWriteOf(deps: UndoDeps, seq: number): UndoRecord {
@@ -71,7 +77,7 @@ async function takeBack(deps: UndoDeps, seq: number, record: UndoRecord, force: 
   const durationMs = Math.round(performance.now() - started);
   if (!restored.restored) {
     deps.audit({ ...entry, outcome: 'error', durationMs, error: 'rows_changed', detail: { of: seq, differs: restored.differs.length } });
-    return { ok: false, differs: restored.differs };
+    return { ok: false, columns: plan.rows.columns, keys: plan.rows.keys, differs: restored.differs };
   }
   const where = record.database === undefined ? {} : { database: record.database };
   const undoId = await deps.undoStore.keep({ connectionId: record.connectionId, ...where, table: record.table, verb: restored.verb, undoes: record.id }, restored.kept);

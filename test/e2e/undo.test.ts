@@ -113,6 +113,8 @@ describe.each(engines)('undo on %s', (engine) => {
 
     const stopped = await undo(row.seq);
     expect(stopped).toMatchObject({ ok: false, differs: [{ key: [expect.anything()], now: expect.any(Array), expected: expect.any(Array) }] });
+    // The columns the rows hold, and which of them are the key (the console's table of them is headed by these).
+    expect(stopped).toMatchObject({ columns: ['id', 'author_id', 'title', 'price'], keys: [0] });
     expect((stopped as { differs: unknown[] }).differs).toHaveLength(1);
     expect(await digest()).toBe(changed);
     expect(await undoStateOf(row.seq)).toBe('available');
