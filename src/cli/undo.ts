@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { UndoAnswer } from '../control/undoCommand.js';
-import type { ExactValue, RowDifference } from '../db/keptWrites.js';
+import type { ExactValue } from '../db/keptWrites.js';
 import { valueText } from '../core/shared/statementText.js';
+import { visibleText } from '../core/shared/visibleText.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { terminalJson } from './terminalJson.js';
@@ -21,9 +22,14 @@ function exactText(value: ExactValue): string {
 
 const rowText = (row: ExactValue[] | null) => (row === null ? '(no row)' : row.map(exactText).join(', '));
 
-/** The rows that stopped an undo: each one's key, how it is now, and how the write left it. */
-const differsTable = (differs: RowDifference[]) =>
-  textTable([['KEY', 'NOW', 'AS THE WRITE LEFT IT'], ...differs.map((d) => [rowText(d.key), rowText(d.now), rowText(d.expected)])]);
+/** The rows that stopped an undo: each one's key (`id=3`), how it is now, and how the write left it, every column in order. */
+function differsTable(answer: Extract<UndoAnswer, { ok: false }>): string {
+  const keyText = (key: ExactValue[]) => key.map((value, i) => `${answer.columns[answer.keys[i] ?? -1] ?? '?'}=${exactText(value)}`).join(', ');
+  return [
+    `columns: ${visibleText(answer.columns.join(', '))}`,
+    textTable([['KEY', 'NOW', 'AS THE WRITE LEFT IT'], ...answer.differs.map((d) => [keyText(d.key), rowText(d.now), rowText(d.expected)])]),
+  ].join('\n');
+}
 
 /**
  * `sluice undo ACTIVITY-ID [--force]`: takes back the write that activity row kept (the running
@@ -53,7 +59,7 @@ export async function undo(argv: string[]): Promise<void> {
     return;
   }
   const n = answer.differs.length;
-  process.stdout.write(`${differsTable(answer.differs)}\n`);
+  process.stdout.write(`${differsTable(answer)}\n`);
   process.stderr.write(
     `sluice: ${n} ${n === 1 ? 'row has' : 'rows have'} changed since activity ${seq}; nothing was undone (sluice undo ${seq} --force overwrites ${n === 1 ? 'it' : 'them'})\n`,
   );
