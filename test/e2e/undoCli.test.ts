@@ -80,6 +80,7 @@ describe('sluice undo', () => {
   });
 
   it('refuses a row that kept nothing with why, and a malformed id as a usage mistake (exit 2)', async () => {
+    await callTool(served.app, 'execute_query', { connection_id: 'db', sql: 'SELECT count(*) FROM books' }, { headers: writer.headers });
     const read = served.app.activity.list({ limit: 1 })[0]!.seq;
     expect(await sluice(['undo', String(read), ...dir()])).toEqual({
       code: 1,
