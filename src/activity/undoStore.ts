@@ -77,14 +77,18 @@ export class UndoStore {
     this.#now = now;
   }
 
-  /** Opens (creating) `<dataDir>/undo` and prunes what is past retention; `retentionDays` is the activity log's. */
+  /**
+   * Opens `<dataDir>/undo` (made 0700 on the first write kept), tightens its mode, and prunes what is
+   * past retention; `retentionDays` is the activity log's.
+   */
   static open(dataDir: string, options: { now?: () => number; retentionDays?: number } = {}): UndoStore {
     const dir = join(dataDir, UNDO_DIR);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
-    removeStaleTempFiles(dir);
     const store = new UndoStore(dir, options.now ?? Date.now);
-    store.#prune(options.retentionDays ?? APPLICATION.activityRetentionDays);
+    if (existsSync(dir)) {
+      chmodSync(dir, 0o700);
+      removeStaleTempFiles(dir);
+      store.#prune(options.retentionDays ?? APPLICATION.activityRetentionDays);
+    }
     return store;
   }
 
@@ -96,6 +100,7 @@ export class UndoStore {
   /** Keeps one write's rows; answers the record's id. The rows file is written before its record, so a record always has its rows. */
   async keep(write: Omit<UndoRecord, 'id' | 'rows' | 'time' | 'state'>, rows: KeptRows): Promise<string> {
     const id = randomBytes(8).toString('hex');
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     await writeFileAtomicPieces(this.#rowsPath(id), rowLines(rows));
     const record: UndoRecord = { ...write, id, rows: rows.before.length + rows.after.length, time: new Date(this.#now()).toISOString(), state: 'kept' };
     writeFileAtomic(this.#recordPath(id), `${JSON.stringify(record)}\n`);
