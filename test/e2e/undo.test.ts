@@ -1,13 +1,16 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityRow } from '../../src/activity/activityLog.js';
 import { activity } from '../../src/cli/activity.js';
 import { callControl } from '../../src/cli/controlClient.js';
 import type { UndoAnswer } from '../../src/control/undoCommand.js';
+import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import type { Engine } from '../../src/db/database.js';
 import type { ConsentDialog } from '../../src/runtime/consentDialogs.js';
 import { printed } from '../helpers/cli.js';
 import { availableEngines, type FixtureApp, startFixtureApp } from '../helpers/engines.js';
-import { callTool, type Minted, mintToken } from '../helpers/testApp.js';
+import { callTool, type Minted, mintToken, startTestApp } from '../helpers/testApp.js';
 
 /**
  * Undo over MCP (issue 31, items 2 and 3) on every engine: a write approved in Sluice's dialog keeps its
@@ -144,5 +147,35 @@ describe.each(engines)('undo on %s', (engine) => {
     await served.fixture.query('UPDATE books SET id = 25 WHERE id = 1025');
 
     await expect(undo(999_999)).rejects.toThrow('no activity row 999999');
+  });
+});
+
+describe('the undo setting', () => {
+  it('"undo": false in config.json keeps nothing: the dialog and the activity row say so, and saving connections keeps the setting', async () => {
+    const served = await startFixtureApp('sqlite', { auth: true });
+    const { app, fixture } = served;
+    const configFile = join(app.dataDir, 'config.json');
+    await app.stop();
+    writeFileSync(configFile, JSON.stringify({ ...JSON.parse(readFileSync(configFile, 'utf8')), undo: false }));
+    const off = await startTestApp({ dataDir: app.dataDir, auth: true });
+    try {
+      const writer = mintToken(off, 'Undo off', 'readWrite');
+      const pending = callTool(off, 'execute_query', { connection_id: 'db', sql: 'DELETE FROM books WHERE id = 1' }, { headers: writer.headers });
+      await expect.poll(() => off.dialogs.list().length, { timeout: 10_000 }).toBe(1);
+      const [dialog] = off.dialogs.list();
+      expect(dialog?.undo).toEqual({ possible: false, why: 'undo is turned off (the "undo" setting)' });
+      off.dialogs.answer(dialog!.id, 'approve');
+      expect(await pending).toMatchObject({ json: { result: { isError: false } } });
+      const row = off.activity.list({ limit: 5 }).find((r) => r.action === 'execute_query')!;
+      expect(JSON.parse(row.detail!)).toEqual({ undo_unavailable: 'undo is turned off (the "undo" setting)' });
+      expect(existsSync(join(off.dataDir, 'undo'))).toBe(false);
+
+      // A change to the saved connections rewrites config.json: the setting stays.
+      writeConfig(off.dataDir, { connections: [{ ...fixture.connection, name: 'Renamed' }] });
+      expect(JSON.parse(readFileSync(configFile, 'utf8'))).toMatchObject({ undo: false, connections: [{ id: 'db', name: 'Renamed' }] });
+    } finally {
+      await off.dispose();
+      await served.dispose();
+    }
   });
 });
