@@ -132,7 +132,7 @@ async function duckdbHarness(dir: string): Promise<Harness> {
 const KEYS = { things: ['shop', 'id'], tags: ['name'], parents: ['id'], many: ['id'] } as const;
 
 /** An approved write run with its rows kept, its plan made as the capability makes it (the engine's row selection). */
-async function keep(h: Harness, sql: string, table: keyof typeof KEYS, bounds: Partial<Pick<KeepPlan, 'maxRows' | 'maxBytes'>> = {}): Promise<KeptWrite> {
+async function keep(h: Harness, sql: string, table: keyof typeof KEYS, bounds: Partial<Pick<KeepPlan, 'maxRows' | 'maxBytes' | 'timeoutMs'>> = {}): Promise<KeptWrite> {
   const verb = sql.trim().split(/\s/)[0]?.toUpperCase() as KeptVerb;
   const description = await h.db.describeTable('main', table, signal);
   const selection = verb === 'INSERT' ? undefined : await engineModule(h.engine).effects.rowSelection(sql, []);
@@ -145,7 +145,7 @@ async function keep(h: Harness, sql: string, table: keyof typeof KEYS, bounds: P
     ...(selection ? { selection } : {}),
     maxRows: bounds.maxRows ?? UNDO.maxRows,
     maxBytes: bounds.maxBytes ?? UNDO.maxBytes,
-    timeoutMs: 10_000,
+    timeoutMs: bounds.timeoutMs ?? 10_000,
     signal,
   });
 }
@@ -314,6 +314,30 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
       const now = await h.digest('things');
       expect(now.startsWith('7/')).toBe(true);
       expect(now).not.toBe(original);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('answers an UPDATE with a RETURNING of its own as write() answers it, besides keeping its rows', async () => {
+    try {
+      const write = await keep(h, "UPDATE tags SET note = 'x' WHERE name = 'alpha' RETURNING name, note", 'tags');
+      const plain = await h.db.write("UPDATE tags SET note = 'y' WHERE name = 'γ' RETURNING name, note", { maxRows: 10, timeoutMs: 10_000, signal });
+      expect(write.result).toEqual({ ...plain, rows: [['alpha', 'x']] });
+      expect(plain.rows).toEqual([['γ', 'y']]);
+      expect(kept(write).after).toEqual([['alpha', 'x']]);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('stops a kept write past its timeout and keeps nothing of it', async () => {
+    try {
+      const slow = `UPDATE things SET txt = (WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000000) SELECT CAST(count(*) AS VARCHAR) FROM c) WHERE shop = 1`;
+      const started = performance.now();
+      await expect(keep(h, slow, 'things', { timeoutMs: 300 })).rejects.toMatchObject({ kind: 'statement_timeout' });
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(await h.digest('things')).toBe(original);
     } finally {
       await cleanup();
     }
