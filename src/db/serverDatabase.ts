@@ -48,7 +48,7 @@ export type ServerSessions = {
   holdRead?(sql: string, options: HeldStatementOptions): Promise<HeldResult>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
-  /** `Database.keepWrite` and `restoreRows` (keptWrites.ts), on an engine's write session; absent where the engine keeps no rows. */
+  /** `Database.keepWrite` and `restoreRows`; absent where the engine keeps no write. */
   keepWrite?(plan: KeepPlan): Promise<KeptWrite>;
   restoreRows?(plan: RestorePlan): Promise<Restored>;
   close(): Promise<void>;
@@ -151,15 +151,17 @@ export abstract class ServerDatabase implements Database {
     return (await this.#use()).rehearse(plan, signal);
   }
 
-  async keepWrite(plan: KeepPlan): Promise<KeptWrite> {
+  /** `Database.keepWrite` for an engine whose sessions keep writes (PostgreSQL, MySQL/MariaDB). */
+  protected async keepOn(plan: KeepPlan): Promise<KeptWrite> {
     const sessions = await this.#use();
-    if (!sessions.keepWrite) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} does not keep a write's rows yet`);
+    if (!sessions.keepWrite) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
     return sessions.keepWrite(plan);
   }
 
-  async restoreRows(plan: RestorePlan): Promise<Restored> {
+  /** `Database.restoreRows` for an engine whose sessions keep writes. */
+  protected async restoreOn(plan: RestorePlan): Promise<Restored> {
     const sessions = await this.#use();
-    if (!sessions.restoreRows) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} does not keep a write's rows yet`);
+    if (!sessions.restoreRows) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
     return sessions.restoreRows(plan);
   }
 
