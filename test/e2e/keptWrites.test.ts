@@ -244,18 +244,24 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
     expect(await h.digest('many')).toBe(many);
   });
 
-  it('refuses the undo when a row changed since, naming it, and changes nothing; forced, it sets every row back', async () => {
+  it('refuses the undo when a row changed since or is gone, naming them, and changes nothing; forced, it sets one back and inserts the other again', async () => {
     const rows = kept(await keep(h, "UPDATE things SET txt = 'kept' WHERE shop = 1", 'things'));
     await h.exec("UPDATE things SET txt = 'since' WHERE shop = 1 AND id = 2");
+    await h.exec('DELETE FROM things WHERE shop = 1 AND id = 1');
     const since = await h.digest('things');
     const refused = await restore(h, 'UPDATE', 'things', rows);
-    const key = engine === 'sqlite' ? [{ i: '1' }, { i: '2' }] : ['1', '2'];
+    const key = (id: number) => (engine === 'sqlite' ? [{ i: '1' }, { i: String(id) }] : ['1', String(id)]);
     expect(refused).toEqual({
       restored: false,
-      differs: [{ key, now: rows.after[1]!.map((v, i) => (i === 5 ? 'since' : v)), expected: rows.after[1] }],
+      differs: [
+        { key: key(1), now: null, expected: rows.after[0] },
+        { key: key(2), now: rows.after[1]!.map((v, i) => (i === 5 ? 'since' : v)), expected: rows.after[1] },
+      ],
     });
     expect(await h.digest('things')).toBe(since);
-    expect(done(await restore(h, 'UPDATE', 'things', rows, true)).rowsAffected).toBe(2);
+    const forced = done(await restore(h, 'UPDATE', 'things', rows, true));
+    expect(forced.rowsAffected).toBe(2);
+    expect(forced.kept.before.map((row) => row[5])).toEqual(['since']);
     expect(await h.digest('things')).toBe(original);
   });
 
