@@ -23,7 +23,7 @@ import {
 import { DATABASES, RESULTS } from '../core/contract.js';
 import { answerRows } from './results/answerRows.js';
 import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
-import type { KeepPlan, KeptVerb, KeptWrite, RestorePlan, Restored } from './keptWrites.js';
+import type { KeepPlan, KeptVerb, KeptWrite, Restored, RestorePlan } from './keptWrites.js';
 
 export type StatementOptions = {
   params: unknown[];
@@ -48,10 +48,10 @@ export type ServerSessions = {
   holdRead?(sql: string, options: HeldStatementOptions): Promise<HeldResult>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
-  /** `Database.keepWrite` and `restoreRows` (keptWrites.ts), on an engine's write session; absent where the engine keeps no rows. */
+  /** `Database.keepWrite` and `restoreRows`; absent where the engine keeps no write. */
   keepWrite?(plan: KeepPlan): Promise<KeptWrite>;
   restoreRows?(plan: RestorePlan): Promise<Restored>;
-  /** `Database.whyNotKept`: absent where the engine keeps every verb. */
+  /** `Database.whyNotKept`: absent where the engine keeps every verb it keeps writes of. */
   whyNotKept?(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined>;
   close(): Promise<void>;
 };
@@ -153,20 +153,21 @@ export abstract class ServerDatabase implements Database {
     return (await this.#use()).rehearse(plan, signal);
   }
 
-  /** `Database.keepWrite` on the engine's sessions (PostgreSQL, MySQL/MariaDB, DuckDB). */
-  async keepWrite(plan: KeepPlan): Promise<KeptWrite> {
+  /** `Database.keepWrite` for an engine whose sessions keep writes (PostgreSQL, MySQL/MariaDB). */
+  protected async keepOn(plan: KeepPlan): Promise<KeptWrite> {
     const sessions = await this.#use();
     if (!sessions.keepWrite) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
     return sessions.keepWrite(plan);
   }
 
+  /** `Database.whyNotKept`: asked of the engine's sessions where they can say (MySQL's INSERT). */
   async whyNotKept(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined> {
     const sessions = await this.#use();
     return sessions.whyNotKept?.(verb, signal);
   }
 
-  /** `Database.restoreRows` on the engine's sessions. */
-  async restoreRows(plan: RestorePlan): Promise<Restored> {
+  /** `Database.restoreRows` for an engine whose sessions keep writes. */
+  protected async restoreOn(plan: RestorePlan): Promise<Restored> {
     const sessions = await this.#use();
     if (!sessions.restoreRows) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
     return sessions.restoreRows(plan);
