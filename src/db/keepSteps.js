@@ -21,10 +21,13 @@
  * and how many rows it changed (RETURNING rows counted). `write` runs the approved statement as
  * `Database.write` does and answers what that would (its own RETURNING rows, its budgets). `bind` makes an
  * exact value a parameter for the engine's driver (to go where `ExactDialect.bound` wrote its placeholder).
+ * `turn`, where the steps run on the server's event loop, gives it a turn between two slices of their own
+ * work (core/nextTurn.ts); the SQLite query process has none.
  * @typedef {{
  *   exact: (sql: string, params: unknown[], keep: Keep) => Promise<{ rows: ExactValue[][], rowsAffected: number, over: boolean }>,
  *   write: (sql: string, params: unknown[]) => Promise<unknown>,
- *   bind: (value: ExactValue) => unknown
+ *   bind: (value: ExactValue) => unknown,
+ *   turn?: () => Promise<void>
  * }} KeptSession
  */
 

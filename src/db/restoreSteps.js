@@ -24,13 +24,33 @@ import { keyText, rowsByKey } from './keepSteps.js';
 /** The verb that takes back each verb: the undo of an undo is the write again. @type {Record<KeptVerb, KeptVerb>} */
 const INVERSE = { INSERT: 'DELETE', DELETE: 'INSERT', UPDATE: 'UPDATE' };
 
-/** @param {ExactValue[] | null} a @param {ExactValue[] | null} b */
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * One row the write left (`left`, null for a deleted one), as it is now (`now`, null when there is none),
+ * and whether the two differ.
+ * @typedef {{ kept: ExactValue[], left: ExactValue[] | null, now: ExactValue[] | null, differs: boolean }} Looked
+ */
 
 /**
- * One row the write left (`left`, null for a deleted one), as it is now (`now`, null when there is none).
- * @typedef {{ kept: ExactValue[], left: ExactValue[] | null, now: ExactValue[] | null }} Looked
+ * Each kept row (`kept`: a DELETE's before-images, else the after-images) beside the row of its key now,
+ * compared a batch of keys at a time, the event loop given a turn between two batches.
+ * @param {RestoreStepsPlan} plan
+ * @param {ExactValue[][]} kept
+ * @param {KeptSession} session
+ * @returns {Promise<Looked[]>}
  */
+async function lookUp(plan, kept, session) {
+  const { keys } = plan.rows;
+  const now = await rowsByKey(kept, keys, plan.current, session);
+  /** @type {Looked[]} */
+  const looked = [];
+  for (const [i, row] of kept.entries()) {
+    if (i > 0 && i % plan.current.batch === 0) await session.turn?.();
+    const left = plan.verb === 'DELETE' ? null : row;
+    const current = now.get(keyText(row, keys)) ?? null;
+    looked.push({ kept: row, left, now: current, differs: JSON.stringify(current) !== JSON.stringify(left) });
+  }
+  return looked;
+}
 
 /**
  * Takes the write back, unless a row is no longer as it left it (`differs`, nothing changed) and not
@@ -43,12 +63,10 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 export async function restoreSteps(plan, session) {
   const { rows } = plan;
   const kept = plan.verb === 'DELETE' ? rows.before : rows.after;
-  const now = await rowsByKey(kept, rows.keys, plan.current, session);
-  /** @type {Looked[]} */
-  const looked = kept.map((row) => ({ kept: row, left: plan.verb === 'DELETE' ? null : row, now: now.get(keyText(row, rows.keys)) ?? null }));
+  const looked = await lookUp(plan, kept, session);
   /** @type {RowDifference[]} */
   const differs = looked
-    .filter((row) => !same(row.now, row.left))
+    .filter((row) => row.differs)
     .map((row) => ({ key: rows.keys.map((k) => row.kept[k] ?? null), now: row.now, expected: row.left }));
   if (differs.length > 0 && !plan.force) return { restored: false, differs };
   const shape = { columns: rows.columns, keys: rows.keys };
