@@ -16,6 +16,12 @@ export type ExactDialect = SqlDialect & {
   read(column: TypedColumn): string;
   /** The n-th (1-based) bound exact value, written as the column's type. */
   bound(n: number, column: TypedColumn): string;
+  /**
+   * What ends the read of the rows before so that it locks them until the transaction ends (` FOR UPDATE`),
+   * where other sessions could change them between that read and the write: else the write would change
+   * a row as another session left it and keep it as it was before, and its undo would undo that session too.
+   */
+  lockRows?: string;
 };
 
 /** A table by its schema and name, unquoted. */
@@ -32,7 +38,7 @@ const keyMatch = (keys: TypedColumn[], from: number, dialect: ExactDialect) =>
 /** The rows an UPDATE or DELETE will change, as they are, in exact form and key order. */
 export function keptRowsBefore(selection: RowSelection, columns: TypedColumn[], keys: number[], dialect: ExactDialect): string {
   const order = keyColumns(columns, keys).map((k) => dialect.quoteIdent(k.name));
-  return `SELECT ${selectList(columns, dialect)} FROM ${selection.target}${selection.condition === undefined ? '' : ` WHERE ${selection.condition}`} ORDER BY ${order.join(', ')}`;
+  return `SELECT ${selectList(columns, dialect)} FROM ${selection.target}${selection.condition === undefined ? '' : ` WHERE ${selection.condition}`} ORDER BY ${order.join(', ')}${dialect.lockRows ?? ''}`;
 }
 
 /**

@@ -5,7 +5,8 @@ import { openDatabase } from '../../src/db/connections/connectionCatalog.js';
 import type { Database } from '../../src/db/database.js';
 import { engineModule } from '../../src/db/engines/registry.js';
 import type { ExactValue, KeepPlan, KeptRows, KeptVerb, KeptWrite, Restored } from '../../src/db/keptWrites.js';
-import { availableServers, createFixture, type EngineFixture, type ServerEngine } from '../helpers/engines.js';
+import { availableServers, busySessions, createFixture, type EngineFixture, type ServerEngine } from '../helpers/engines.js';
+import { untilPasses } from '../helpers/polling.js';
 
 /**
  * Undo on the database servers (db/keptWrites.ts): an approved INSERT, UPDATE or DELETE run with its rows
@@ -265,6 +266,23 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
     if (!undone.restored) throw new Error('not restored');
     expect(await restore(undone.verb, undone.kept)).toMatchObject({ restored: true, rowsAffected: 2, verb: 'UPDATE' });
     expect(await snapshot()).toEqual(updated);
+  });
+
+  it('keeps the rows as the write changed them when another session changed them first', async () => {
+    // Another session's change is not committed yet: the kept write waits for its row, then keeps what it found.
+    await fixture.query('BEGIN');
+    await fixture.query("UPDATE awkward SET note = 'first' WHERE id = 9007199254740993");
+    const pending = keep('UPDATE', statements.update, ['!', 'eu']);
+    await untilPasses(async () => {
+      // Inside a transaction PostgreSQL answers pg_stat_activity from the snapshot it took first.
+      if (engine === 'postgres') await fixture.query('SELECT pg_stat_clear_snapshot()');
+      expect(await busySessions(fixture)).toBe(1);
+    });
+    await fixture.query('COMMIT');
+    const kept = keptOf(await pending);
+    expect(kept.before.map((row) => row.at(-1))).toEqual(['trailing   ', 'first']);
+    expect(await restore('UPDATE', kept)).toMatchObject({ restored: true, rowsAffected: 2 });
+    expect(await fixture.query('SELECT note FROM awkward WHERE id = 9007199254740993')).toEqual([['first']]);
   });
 
   it('keeps nothing past maxRows or maxBytes, and the write still commits', async () => {
