@@ -157,6 +157,12 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
 
   const snapshot = (table = 'awkward') => setup.snapshot(fixture, table);
 
+  /** Sluice's sessions running a statement; inside a transaction PostgreSQL answers pg_stat_activity from the snapshot it took first. */
+  const sluiceBusy = async () => {
+    if (engine === 'postgres') await fixture.query('SELECT pg_stat_clear_snapshot()');
+    return busySessions(fixture);
+  };
+
   async function plan(verb: KeptVerb, sql: string, params: unknown[] = [], bounds: Partial<KeepPlan> = {}, table = 'awkward'): Promise<KeepPlan> {
     const described = await db.describeTable(db.defaultSchema(), table, signal);
     if (!described) throw new Error(`no table ${table}`);
@@ -273,16 +279,28 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
     await fixture.query('BEGIN');
     await fixture.query("UPDATE awkward SET note = 'first' WHERE id = 9007199254740993");
     const pending = keep('UPDATE', statements.update, ['!', 'eu']);
-    await untilPasses(async () => {
-      // Inside a transaction PostgreSQL answers pg_stat_activity from the snapshot it took first.
-      if (engine === 'postgres') await fixture.query('SELECT pg_stat_clear_snapshot()');
-      expect(await busySessions(fixture)).toBe(1);
-    });
+    await untilPasses(async () => expect(await sluiceBusy()).toBe(1));
     await fixture.query('COMMIT');
     const kept = keptOf(await pending);
     expect(kept.before.map((row) => row.at(-1))).toEqual(['trailing   ', 'first']);
     expect(await restore('UPDATE', kept)).toMatchObject({ restored: true, rowsAffected: 2 });
     expect(await fixture.query('SELECT note FROM awkward WHERE id = 9007199254740993')).toEqual([['first']]);
+  });
+
+  it('stops a kept write past its timeout, or cancelled, changing nothing', async () => {
+    const original = await snapshot();
+    await fixture.query('BEGIN');
+    await fixture.query("UPDATE awkward SET note = 'held' WHERE id = 1");
+    await expect(keep('DELETE', statements.deleteUs, ['us'], { timeoutMs: 300 })).rejects.toMatchObject({ kind: 'statement_timeout' });
+    const controller = new AbortController();
+    const reason = new Error('cancelled by the test');
+    const pending = keep('DELETE', statements.deleteUs, ['us'], { signal: controller.signal });
+    await untilPasses(async () => expect(await sluiceBusy()).toBe(1));
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await untilPasses(async () => expect(await sluiceBusy()).toBe(0));
+    await fixture.query('ROLLBACK');
+    expect(await snapshot()).toEqual(original);
   });
 
   it('keeps nothing past maxRows or maxBytes, and the write still commits', async () => {
