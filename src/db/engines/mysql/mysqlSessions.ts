@@ -25,6 +25,7 @@ import { boundExact } from '../../exactBinding.js';
 import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
 import type { ExactDialect } from '../../../sql/keptRowsSql.js';
 import { exactCast, exactRow } from './mysqlExactValues.js';
+import { insertReturns, isMariadb } from './mysqlServerVersion.js';
 
 const exactDialect = EXACT_DIALECTS.mysql as ExactDialect;
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
@@ -275,7 +276,7 @@ export class MysqlSessions implements ServerSessions {
 
   /** What keepSteps.js and restoreSteps.js run through on `connection`, inside its transaction. */
   #keptSession(connection: mysql.PoolConnection, write: KeptSession['write']): KeptSession {
-    return { exact: (sql, params, keep) => this.#exact(connection, sql, params, keep), write, bind: boundExact };
+    return { exact: (sql, params, keep) => this.#exact(connection, sql, params, keep), write, bind: boundExact, turn: nextTurn };
   }
 
   /**
@@ -561,14 +562,6 @@ export class MysqlSessions implements ServerSessions {
     }
     return new DriverFailure(kind, error.message, this.#secrets, engineCode);
   }
-}
-
-const isMariadb = (version: string) => version.includes('MariaDB');
-
-/** Whether an INSERT can return the rows it adds: MariaDB's INSERT … RETURNING, from 10.5 on; MySQL has none. */
-function insertReturns(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return isMariadb(version) && (major > 10 || (major === 10 && minor >= 5));
 }
 
 /** A JSON column: MySQL's JSON type, or MariaDB's JSON (a LONGTEXT) as its extended metadata says. */

@@ -462,7 +462,8 @@ async function resetSession(client: pg.PoolClient): Promise<void> {
 
 /**
  * The session keepSteps.js and restoreSteps.js run through, on `client` inside its transaction: `exact`
- * reads every value as its text (EXACT_TEXT) and binds text; `write` runs the approved statement.
+ * reads every value as its text (EXACT_TEXT) and binds text; `write` runs the approved statement; long
+ * comparisons give the event loop turns.
  */
 function keptSession(client: pg.PoolClient, write: KeptSession['write']): KeptSession {
   return {
@@ -473,6 +474,7 @@ function keptSession(client: pg.PoolClient, write: KeptSession['write']): KeptSe
     },
     write,
     bind: boundExact,
+    turn: nextTurn,
   };
 }
 
