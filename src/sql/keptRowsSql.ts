@@ -22,6 +22,8 @@ export type ExactDialect = SqlDialect & {
    * a row as another session left it and keep it as it was before, and its undo would undo that session too.
    */
   lockRows?: string;
+  /** What an INSERT of a row as it was says before VALUES so that a column the database always generates takes the kept value (` OVERRIDING SYSTEM VALUE`). */
+  overriding?: string;
 };
 
 /** A table by its schema and name, unquoted. */
@@ -85,5 +87,5 @@ function setColumns(columns: TypedColumn[], keys: number[]): TypedColumn[] {
 /** Inserts one row, bound to all its values in column order. */
 export function insertBack(table: NamedTable, columns: TypedColumn[], dialect: ExactDialect): string {
   const names = columns.map((c) => dialect.quoteIdent(c.name)).join(', ');
-  return `INSERT INTO ${tableName(table, dialect)} (${names}) VALUES (${columns.map((c, i) => dialect.bound(i + 1, c)).join(', ')})`;
+  return `INSERT INTO ${tableName(table, dialect)} (${names})${dialect.overriding ?? ''} VALUES (${columns.map((c, i) => dialect.bound(i + 1, c)).join(', ')})`;
 }

@@ -36,7 +36,17 @@ const POSTGRES_ROWS = [
   "INSERT INTO awkward (region, id) VALUES ('us', 1)",
   "INSERT INTO awkward VALUES ('us', 2, 'NaN', 'NaN', 'Infinity', '1970-01-01 00:00:00+05:30', '2038-01-19 03:14:08', '\\xff', '1', '\"s\"', '{-1}', '{x}', 'ok', '')",
   "INSERT INTO tagged VALUES ('a-1', 'first', 1), ('b-2', 'second', NULL), ('c-3', '  third ', 3)",
+  "INSERT INTO numbered (label) VALUES ('one'), ('two')",
 ];
+
+/** How each table's rows are ordered in a snapshot: by key. */
+const ORDER: Record<string, string> = { awkward: 'region, id', tagged: 'code', numbered: 'id' };
+/** What of each table's rows a MariaDB snapshot dumps, beside CHECKSUM TABLE: every column, its bytes where text would hide them. */
+const MYSQL_DUMPED: Record<string, string> = {
+  awkward: 'region, id, amount, ratio, HEX(small), at, local_at, HEX(bytes), doc, feeling, HEX(note)',
+  tagged: 'code, label, n',
+  numbered: 'id, label',
+};
 
 const SETUPS: Record<ServerEngine, Setup> = {
   postgres: {
@@ -46,10 +56,11 @@ const SETUPS: Record<ServerEngine, Setup> = {
         at timestamptz, local_at timestamp(6), bytes bytea, doc json, docb jsonb, ints integer[], words text[], feeling mood, note text,
         PRIMARY KEY (region, id))`,
       'CREATE TABLE tagged (code text NOT NULL UNIQUE, label text, n integer)',
+      'CREATE TABLE numbered (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text)',
     ],
     rows: POSTGRES_ROWS,
     async snapshot(fixture, table) {
-      const order = table === 'awkward' ? 'region, id' : 'code';
+      const order = ORDER[table];
       const [[sum] = []] = await fixture.query(`SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, E'\\n' ORDER BY ${order})), '') FROM ${table} t`);
       return sum;
     },
@@ -60,6 +71,7 @@ const SETUPS: Record<ServerEngine, Setup> = {
         at TIMESTAMP(6) NULL DEFAULT NULL, local_at DATETIME(6), bytes BLOB, doc JSON, feeling ENUM('sad', 'ok', 'happy'), note VARCHAR(100),
         PRIMARY KEY (region, id)) ENGINE=InnoDB`,
       'CREATE TABLE tagged (code VARCHAR(20) NOT NULL UNIQUE, label TEXT, n INT) ENGINE=InnoDB',
+      'CREATE TABLE numbered (id BIGINT AUTO_INCREMENT PRIMARY KEY, label VARCHAR(20)) ENGINE=InnoDB',
     ],
     rows: [
       `INSERT INTO awkward VALUES ('eu', 9007199254740993, 123456789012345678901234567890.1234567891, 0.30000000000000004, 1.2345678,
@@ -70,10 +82,11 @@ const SETUPS: Record<ServerEngine, Setup> = {
       "INSERT INTO awkward (region, id) VALUES ('us', 1)",
       "INSERT INTO awkward VALUES ('us', 2, 0, -2.2250738585072014e-308, -3.4e38, '2037-12-31 23:59:59.999999', '9999-12-31 23:59:59.999999', X'FF', '1', 'ok', '')",
       "INSERT INTO tagged VALUES ('a-1', 'first', 1), ('b-2', 'second', NULL), ('c-3', '  third ', 3)",
+      "INSERT INTO numbered (label) VALUES ('one'), ('two')",
     ],
     async snapshot(fixture, table) {
       const [[, checksum] = []] = await fixture.query(`CHECKSUM TABLE ${table}`);
-      const dump = await fixture.query(`SELECT HEX(CONCAT_WS(0x1f, ${table === 'awkward' ? 'region, id, amount, ratio, HEX(small), at, local_at, HEX(bytes), doc, feeling, HEX(note)' : 'code, label, n'})) FROM ${table} ORDER BY ${table === 'awkward' ? 'region, id' : 'code'}`);
+      const dump = await fixture.query(`SELECT HEX(CONCAT_WS(0x1f, ${MYSQL_DUMPED[table]})) FROM ${table} ORDER BY ${ORDER[table]}`);
       return { checksum, dump };
     },
   },
@@ -152,6 +165,7 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
   beforeEach(async () => {
     await fixture.query('DELETE FROM awkward');
     await fixture.query('DELETE FROM tagged');
+    await fixture.query('DELETE FROM numbered');
     for (const sql of setup.rows) await fixture.query(sql);
   });
 
@@ -343,5 +357,13 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
     expect(deleted.before).toEqual([['a-1', 'first', '1'], ['b-2', 'second', null], ['c-3', '  third ', '3']]);
     expect(await restore('DELETE', deleted, false, 'tagged')).toMatchObject({ restored: true, rowsAffected: 3 });
     expect(await snapshot('tagged')).toEqual(original);
+  });
+
+  it("inserts a DELETE's rows again with the keys the database generated for them", async () => {
+    const original = await snapshot('numbered');
+    const kept = keptOf(await keep('DELETE', 'DELETE FROM numbered', [], {}, 'numbered'));
+    expect(kept.before.map((row) => row[1])).toEqual(['one', 'two']);
+    expect(await restore('DELETE', kept, false, 'numbered')).toMatchObject({ restored: true, rowsAffected: 2 });
+    expect(await snapshot('numbered')).toEqual(original);
   });
 });
