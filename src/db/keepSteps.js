@@ -93,13 +93,14 @@ export async function keepSteps(plan, session) {
     const result = insertResult(done.rowsAffected);
     return done.over ? { result, notKept: overWhy(plan.maxRows, plan.maxBytes) } : { result, kept: { ...shape, before: [], after: done.rows } };
   }
-  const before = plan.before ? await session.exact(plan.before.sql, plan.before.params, keep) : { rows: [], over: false };
+  if (!plan.before || (plan.verb === 'UPDATE' && !plan.after)) throw new TypeError(`a kept ${plan.verb} reads its rows before${plan.verb === 'UPDATE' ? ' and after' : ''}`);
+  const before = await session.exact(plan.before.sql, plan.before.params, keep);
   const result = await session.write(plan.statement.sql, plan.statement.params);
   if (before.over) return { result, notKept: overWhy(plan.maxRows, plan.maxBytes) };
   const changed = /** @type {{ rowsAffected?: number }} */ (result).rowsAffected ?? 0;
   if (changed > before.rows.length) return { result, notKept: 'it changed rows its condition did not select beforehand' };
   if (plan.verb === 'DELETE') return { result, kept: { ...shape, before: before.rows, after: [] } };
-  const found = await rowsByKey(before.rows, plan.keys, plan.after ?? { sql: '', batch: 0 }, session);
+  const found = await rowsByKey(before.rows, plan.keys, /** @type {ByKeys} */ (plan.after), session);
   const after = before.rows.map((row) => found.get(keyText(row, plan.keys)));
   if (after.some((row) => row === undefined)) return { result, notKept: 'it changed key columns' };
   const total = [...before.rows, .../** @type {ExactValue[][]} */ (after)].reduce((sum, row) => sum + exactBytes(row), 0);

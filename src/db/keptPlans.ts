@@ -27,8 +27,19 @@ export function keepStepsPlan(plan: KeepPlan, engine: Engine, dialect: ExactDial
   return { ...shape, before, statement: { sql: plan.sql, params: plan.params }, ...after };
 }
 
+/** Why kept rows (read back from a file) cannot be what a kept write left, or undefined. */
+function malformed({ rows, verb }: RestorePlan): string | undefined {
+  const width = rows.columns.length;
+  if (rows.keys.length === 0 || !rows.keys.every((k) => Number.isInteger(k) && k >= 0 && k < width)) return 'their key is not among their columns';
+  if (![...rows.before, ...rows.after].every((row) => Array.isArray(row) && row.length === width)) return 'a row does not have one value per column';
+  if (verb === 'UPDATE' && rows.before.length !== rows.after.length) return "an UPDATE's rows after do not pair with its rows before";
+  return undefined;
+}
+
 /** The statements that take a kept write back (restoreSteps.js) over `columns`, the kept rows' columns with their types now. */
 export function restoreStepsPlan(plan: RestorePlan, columns: TypedColumn[], dialect: ExactDialect): RestoreStepsPlan {
+  const why = malformed(plan);
+  if (why) throw new DriverFailure('invalid_argument', `the kept rows cannot be put back: ${why}`);
   const { keys } = plan.rows;
   return {
     verb: plan.verb,

@@ -293,6 +293,20 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
     expect(now).not.toBe(original);
   });
 
+  it('refuses kept rows that cannot be what a write left (a key out of range, a short row, unpaired rows), running nothing', async () => {
+    const rows = kept(await keep(h, "UPDATE tags SET note = 'x' WHERE name = 'alpha'", 'tags'));
+    const written = await h.digest('tags');
+    const cases: Array<[KeptRows, string]> = [
+      [{ ...rows, keys: [2] }, 'their key is not among their columns'],
+      [{ ...rows, after: [rows.after[0]!.slice(0, 1)] }, 'a row does not have one value per column'],
+      [{ ...rows, after: [] }, "an UPDATE's rows after do not pair with its rows before"],
+    ];
+    for (const [bad, why] of cases) {
+      await expect(restore(h, 'UPDATE', 'tags', bad)).rejects.toMatchObject({ kind: 'invalid_argument', message: `the kept rows cannot be put back: ${why}` });
+    }
+    expect(await h.digest('tags')).toBe(written);
+  });
+
   it('answers an UPDATE with a RETURNING of its own as write() answers it, besides keeping its rows', async () => {
     const write = await keep(h, "UPDATE tags SET note = 'x' WHERE name = 'alpha' RETURNING name, note", 'tags');
     const plain = await h.db.write("UPDATE tags SET note = 'y' WHERE name = 'γ' RETURNING name, note", { maxRows: 10, timeoutMs: 10_000, signal });
