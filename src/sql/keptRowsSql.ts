@@ -37,10 +37,14 @@ const keyColumns = (columns: TypedColumn[], keys: number[]) => keys.map((k) => c
 const keyMatch = (keys: TypedColumn[], from: number, dialect: ExactDialect) =>
   keys.map((key, i) => `${dialect.quoteIdent(key.name)} = ${dialect.bound(from + i, key)}`).join(' AND ');
 
-/** The rows an UPDATE or DELETE will change, as they are, in exact form and key order. */
-export function keptRowsBefore(selection: RowSelection, columns: TypedColumn[], keys: number[], dialect: ExactDialect): string {
+/**
+ * The rows an UPDATE or DELETE will change, as they are, in exact form and key order: `limit` at most (one
+ * past the rows kept is enough to know there are more), so that the server neither sends nor locks more.
+ */
+export function keptRowsBefore(selection: RowSelection, columns: TypedColumn[], keys: number[], limit: number, dialect: ExactDialect): string {
   const order = keyColumns(columns, keys).map((k) => dialect.quoteIdent(k.name));
-  return `SELECT ${selectList(columns, dialect)} FROM ${selection.target}${selection.condition === undefined ? '' : ` WHERE ${selection.condition}`} ORDER BY ${order.join(', ')}${dialect.lockRows ?? ''}`;
+  const where = selection.condition === undefined ? '' : ` WHERE ${selection.condition}`;
+  return `SELECT ${selectList(columns, dialect)} FROM ${selection.target}${where} ORDER BY ${order.join(', ')} LIMIT ${Math.floor(limit)}${dialect.lockRows ?? ''}`;
 }
 
 /**

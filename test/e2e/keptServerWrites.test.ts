@@ -333,6 +333,11 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
     ]);
   });
 
+  it('keeps a write of exactly maxRows rows', async () => {
+    const kept = keptOf(await keep('DELETE', statements.deleteUs, ['us'], { maxRows: 2 }));
+    expect(kept.before.map((row) => row.slice(0, 2))).toEqual([['us', '1'], ['us', '2']]);
+  });
+
   it('keeps nothing of an UPDATE that changes key columns, and the write still commits', async () => {
     const write = await keep('UPDATE', statements.moveKeys, ['us']);
     expect(write).toEqual({ result: { columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: 2 }, notKept: 'it changed key columns' });
