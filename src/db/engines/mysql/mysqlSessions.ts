@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import mysql from 'mysql2';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
@@ -299,7 +300,7 @@ export class MysqlSessions implements ServerSessions {
       });
       command.on('result', (row: unknown) => {
         if (!Array.isArray(row)) {
-          changed += Number((row as { affectedRows?: number }).affectedRows ?? 0);
+          changed += affectedRows(row);
           return;
         }
         returned += 1;
@@ -308,20 +309,11 @@ export class MysqlSessions implements ServerSessions {
         counted.used += exactBytes(values);
         over = rows.length === keep.rows || counted.used > keep.bytes;
         if (!over) rows.push(values);
-        if (pacing.due()) {
-          connection.pause();
-          void nextTurn().then(() => connection.resume());
-        }
+        if (pacing.due()) takeTurn(connection);
       });
-      const settle = failOnLoss(connection, reject);
-      command.on('error', (error: MysqlError) => {
-        settle();
-        reject(error);
-      });
-      command.on('end', () => {
-        settle();
-        resolve({ rows: over ? [] : rows, rowsAffected: changed || (/^SELECT /.test(sql) ? 0 : returned), over });
-      });
+      settleOn(connection, command, reject, () =>
+        resolve({ rows: over ? [] : rows, rowsAffected: changed || (/^SELECT /.test(sql) ? 0 : returned), over }),
+      );
     });
   }
 
@@ -420,7 +412,7 @@ export class MysqlSessions implements ServerSessions {
       });
       command.on('result', (row: unknown) => {
         if (!Array.isArray(row)) {
-          rowsAffected += Number((row as { affectedRows?: number }).affectedRows ?? 0);
+          rowsAffected += affectedRows(row);
           return;
         }
         returned += 1;
@@ -429,11 +421,7 @@ export class MysqlSessions implements ServerSessions {
         if (values) for (const i of jsonColumns) if (typeof values[i] === 'string') values[i] = jsonValue(values[i] as string);
         if (values && budget.take(values)) {
           rows.push(values);
-          // The packets read so far wait, paused, while the loop takes a turn.
-          if (pacing.due()) {
-            connection.pause();
-            void nextTurn().then(() => connection.resume());
-          }
+          if (pacing.due()) takeTurn(connection);
         } else {
           truncatedBy = values ? 'max_bytes' : 'max_rows';
           if (stopEarly) {
@@ -442,15 +430,7 @@ export class MysqlSessions implements ServerSessions {
           }
         }
       });
-      const settle = failOnLoss(connection, reject);
-      command.on('error', (error: MysqlError) => {
-        settle();
-        reject(error);
-      });
-      command.on('end', () => {
-        settle();
-        finish();
-      });
+      const settle = settleOn(connection, command, reject, () => finish());
       // A write whose rows come back (MariaDB's INSERT or DELETE … RETURNING) reports no count of its own: its rows are it.
       const finish = () =>
         resolve({ columns, rows, ...budget.outcome(truncatedBy), rowsAffected: stopEarly ? rowsAffected : rowsAffected || returned });
@@ -586,6 +566,32 @@ function failOnLoss(connection: mysql.PoolConnection, reject: (error: MysqlError
     connection.off('end', lost);
   };
 }
+
+/**
+ * Ends a statement's promise: `end` once it is done, `reject` when it fails or the connection is lost;
+ * returns how to stop watching (a statement abandoned before its end).
+ */
+function settleOn(connection: mysql.PoolConnection, command: EventEmitter, reject: (error: MysqlError) => void, end: () => void): () => void {
+  const settle = failOnLoss(connection, reject);
+  command.on('error', (error: MysqlError) => {
+    settle();
+    reject(error);
+  });
+  command.on('end', () => {
+    settle();
+    end();
+  });
+  return settle;
+}
+
+/** The packets read so far wait, paused, while the loop takes a turn. */
+function takeTurn(connection: mysql.PoolConnection): void {
+  connection.pause();
+  void nextTurn().then(() => connection.resume());
+}
+
+/** The rows an OK packet says a statement changed. */
+const affectedRows = (packet: unknown) => Number((packet as { affectedRows?: number }).affectedRows ?? 0);
 
 function run(connection: mysql.PoolConnection, sql: string): Promise<void> {
   return new Promise((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve())));
