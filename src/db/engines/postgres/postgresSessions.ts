@@ -329,7 +329,7 @@ export class PostgresSessions implements ServerSessions {
         const result = await guarded(client, rows, () => client.query(extended(sql, params)));
         return rows.resultSet(ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0);
       };
-      const kept = (await keepSteps(steps, keptSession(client, write))) as KeptWrite;
+      const kept = (await keepSteps(steps, keptSession(client, plan.timeoutMs, write))) as KeptWrite;
       await client.query('COMMIT');
       return kept;
     });
@@ -344,7 +344,7 @@ export class PostgresSessions implements ServerSessions {
     return this.#session(this.#writes, plan, async (client) => {
       await client.query('BEGIN');
       await client.query(`SET LOCAL statement_timeout = ${Math.ceil(plan.timeoutMs)}`);
-      const restored = await restoreSteps(steps, keptSession(client, () => Promise.reject(new Error('an undo runs no approved statement'))));
+      const restored = await restoreSteps(steps, keptSession(client, plan.timeoutMs));
       await client.query(restored.restored ? 'COMMIT' : 'ROLLBACK');
       return restored;
     });
@@ -463,20 +463,32 @@ async function resetSession(client: pg.PoolClient): Promise<void> {
 /**
  * The session keepSteps.js and restoreSteps.js run through, on `client` inside its transaction: `exact`
  * reads every value as its text (EXACT_TEXT) and binds text; `write` runs the approved statement; long
- * comparisons give the event loop turns.
+ * comparisons give the event loop turns. Each statement has `timeoutMs` (its `statement_timeout`), and
+ * none starts once they have taken that long together.
  */
-function keptSession(client: pg.PoolClient, write: KeptSession['write']): KeptSession {
+function keptSession(client: pg.PoolClient, timeoutMs: number, write: KeptSession['write'] = refuseWrite): KeptSession {
+  const started = performance.now();
+  const inTime = () => {
+    if (performance.now() - started >= timeoutMs) throw statementTimeout();
+  };
   return {
     exact: async (sql, params, keep) => {
+      inTime();
       const rows = new ExactRows(keep);
       const result = await guarded(client, rows, () => client.query({ ...extended(sql, params), types: EXACT_TEXT }));
       return { rows: rows.over ? [] : rows.rows, rowsAffected: ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0, over: rows.over };
     },
-    write,
+    write: async (sql, params) => {
+      inTime();
+      return write(sql, params);
+    },
     bind: boundExact,
     turn: nextTurn,
   };
 }
+
+/** An undo runs no approved statement. */
+const refuseWrite = () => Promise.reject(new Error('an undo runs no approved statement'));
 
 /**
  * Rows in exact form kept to `keep` (keepSteps.js): past its rows or bytes (exactBytes), `over`. The guard
