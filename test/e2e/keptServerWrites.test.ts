@@ -37,15 +37,17 @@ const POSTGRES_ROWS = [
   "INSERT INTO awkward VALUES ('us', 2, 'NaN', 'NaN', 'Infinity', '1970-01-01 00:00:00+05:30', '2038-01-19 03:14:08', '\\xff', '1', '\"s\"', '{-1}', '{x}', 'ok', '')",
   "INSERT INTO tagged VALUES ('a-1', 'first', 1), ('b-2', 'second', NULL), ('c-3', '  third ', 3)",
   "INSERT INTO numbered (label) VALUES ('one'), ('two')",
+  'INSERT INTO derived (id, a) VALUES (1, 10), (2, 21)',
 ];
 
 /** How each table's rows are ordered in a snapshot: by key. */
-const ORDER: Record<string, string> = { awkward: 'region, id', tagged: 'code', numbered: 'id' };
+const ORDER: Record<string, string> = { awkward: 'region, id', tagged: 'code', numbered: 'id', derived: 'id' };
 /** What of each table's rows a MariaDB snapshot dumps, beside CHECKSUM TABLE: every column, its bytes where text would hide them. */
 const MYSQL_DUMPED: Record<string, string> = {
   awkward: 'region, id, amount, ratio, HEX(small), at, local_at, HEX(bytes), doc, feeling, HEX(note)',
   tagged: 'code, label, n',
   numbered: 'id, label',
+  derived: 'id, a, twice, half',
 };
 
 const SETUPS: Record<ServerEngine, Setup> = {
@@ -57,6 +59,7 @@ const SETUPS: Record<ServerEngine, Setup> = {
         PRIMARY KEY (region, id))`,
       'CREATE TABLE tagged (code text NOT NULL UNIQUE, label text, n integer)',
       'CREATE TABLE numbered (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text)',
+      'CREATE TABLE derived (id integer PRIMARY KEY, a integer, twice integer GENERATED ALWAYS AS (a * 2) STORED)',
     ],
     rows: POSTGRES_ROWS,
     async snapshot(fixture, table) {
@@ -72,6 +75,7 @@ const SETUPS: Record<ServerEngine, Setup> = {
         PRIMARY KEY (region, id)) ENGINE=InnoDB`,
       'CREATE TABLE tagged (code VARCHAR(20) NOT NULL UNIQUE, label TEXT, n INT) ENGINE=InnoDB',
       'CREATE TABLE numbered (id BIGINT AUTO_INCREMENT PRIMARY KEY, label VARCHAR(20)) ENGINE=InnoDB',
+      'CREATE TABLE derived (id INT PRIMARY KEY, a INT, twice INT AS (a * 2) STORED, half INT AS (a DIV 2) VIRTUAL) ENGINE=InnoDB',
     ],
     rows: [
       `INSERT INTO awkward VALUES ('eu', 9007199254740993, 123456789012345678901234567890.1234567891, 0.30000000000000004, 1.2345678,
@@ -83,6 +87,7 @@ const SETUPS: Record<ServerEngine, Setup> = {
       "INSERT INTO awkward VALUES ('us', 2, 0, -2.2250738585072014e-308, -3.4e38, '2037-12-31 23:59:59.999999', '9999-12-31 23:59:59.999999', X'FF', '1', 'ok', '')",
       "INSERT INTO tagged VALUES ('a-1', 'first', 1), ('b-2', 'second', NULL), ('c-3', '  third ', 3)",
       "INSERT INTO numbered (label) VALUES ('one'), ('two')",
+      'INSERT INTO derived (id, a) VALUES (1, 10), (2, 21)',
     ],
     async snapshot(fixture, table) {
       const [[, checksum] = []] = await fixture.query(`CHECKSUM TABLE ${table}`);
@@ -166,6 +171,7 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
     await fixture.query('DELETE FROM awkward');
     await fixture.query('DELETE FROM tagged');
     await fixture.query('DELETE FROM numbered');
+    await fixture.query('DELETE FROM derived');
     for (const sql of setup.rows) await fixture.query(sql);
   });
 
@@ -370,5 +376,17 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
     expect(kept.before.map((row) => row[1])).toEqual(['one', 'two']);
     expect(await restore('DELETE', kept, false, 'numbered')).toMatchObject({ restored: true, rowsAffected: 2 });
     expect(await snapshot('numbered')).toEqual(original);
+  });
+
+  it('keeps the columns a table stores of its own, and lets the database compute its generated ones again', async () => {
+    const original = await snapshot('derived');
+    const update = `UPDATE derived SET a = a + 1 WHERE id > ${engine === 'postgres' ? '$1' : '?'}`;
+    const updated = keptOf(await keep('UPDATE', update, [0], {}, 'derived'));
+    expect(updated).toEqual({ columns: ['id', 'a'], keys: [0], before: [['1', '10'], ['2', '21']], after: [['1', '11'], ['2', '22']] });
+    expect(await restore('UPDATE', updated, false, 'derived')).toMatchObject({ restored: true, rowsAffected: 2 });
+    expect(await snapshot('derived')).toEqual(original);
+    const deleted = keptOf(await keep('DELETE', 'DELETE FROM derived', [], {}, 'derived'));
+    expect(await restore('DELETE', deleted, false, 'derived')).toMatchObject({ restored: true, rowsAffected: 2 });
+    expect(await snapshot('derived')).toEqual(original);
   });
 });

@@ -22,6 +22,7 @@ import type { ExactValue, KeepPlan, KeptWrite, Restored, RestorePlan } from '../
 import { exactBytes, type Keep, type KeptSession, keepSteps } from '../../keepSteps.js';
 import { restoreSteps } from '../../restoreSteps.js';
 import { keepStepsPlan, restoreStepsPlan } from '../../keptPlans.js';
+import { withoutGenerated } from '../../generatedColumns.js';
 import { boundExact } from '../../exactBinding.js';
 import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
 import type { ExactDialect } from '../../../sql/keptRowsSql.js';
@@ -29,6 +30,10 @@ import { exactCast, exactRow } from './mysqlExactValues.js';
 import { insertReturns, isMariadb } from './mysqlServerVersion.js';
 
 const exactDialect = EXACT_DIALECTS.mysql as ExactDialect;
+/** A table's generated columns, as MySQL (`VIRTUAL GENERATED`, `STORED GENERATED`) and MariaDB (also `PERSISTENT` before 10.2) mark them. */
+const GENERATED_COLUMNS = `SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?
+  AND EXTRA IN ('VIRTUAL GENERATED', 'STORED GENERATED', 'VIRTUAL', 'PERSISTENT')`;
+const EVERY_ROW: Keep = { rows: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER, toEnd: true };
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
 const ENGINE_TIMEOUTS = new Set([1969, 3024]);
 const INTERRUPTED = 1317;
@@ -252,7 +257,10 @@ export class MysqlSessions implements ServerSessions {
       if (plan.verb === 'INSERT' && !insertReturns(version)) {
         kept = { result: await write(plan.sql, plan.params), notKept: `${isMariadb(version) ? 'MariaDB before 10.5' : 'MySQL'} cannot return the rows an INSERT adds` };
       } else {
-        kept = (await keepSteps(keepStepsPlan(plan, 'mysql', exactDialect), this.#keptSession(connection, write))) as KeptWrite;
+        const session = this.#keptSession(connection, write);
+        const generated = await this.#exact(connection, GENERATED_COLUMNS, [plan.table.schema, plan.table.name], EVERY_ROW);
+        const steps = keepStepsPlan(withoutGenerated(plan, new Set(generated.rows.map(([name]) => String(name)))), 'mysql', exactDialect);
+        kept = (await keepSteps(steps, session)) as KeptWrite;
       }
       await run(connection, 'COMMIT');
       return kept;

@@ -25,6 +25,7 @@ import type { ExactValue, KeepPlan, KeptWrite, Restored, RestorePlan } from '../
 import { exactBytes, type Keep, type KeptSession, keepSteps } from '../../keepSteps.js';
 import { restoreSteps } from '../../restoreSteps.js';
 import { keepStepsPlan, restoreStepsPlan } from '../../keptPlans.js';
+import { withoutGenerated } from '../../generatedColumns.js';
 import { boundExact } from '../../exactBinding.js';
 import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
 import type { ExactDialect } from '../../../sql/keptRowsSql.js';
@@ -81,6 +82,9 @@ const PROCEDURE_EXISTS = `SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespa
 /** Every value as PostgreSQL's text output, unparsed: the exact form a kept write reads (keptWrites.ts). */
 const EXACT_TEXT = { getTypeParser: () => (text: string) => text } as unknown as pg.CustomTypesConfig;
 const exactDialect = EXACT_DIALECTS.postgres as ExactDialect;
+/** A table's generated columns (`attgenerated`, read through to_jsonb so that a server before 12, which has none, answers none). */
+const GENERATED_COLUMNS = `SELECT a.attname FROM pg_attribute a
+  WHERE a.attrelid = to_regclass(quote_ident($1::text) || '.' || quote_ident($2::text)) AND coalesce(to_jsonb(a) ->> 'attgenerated', '') <> ''`;
 
 const shownName = ({ schema, name }: CatalogName) => (schema === null ? name : `${schema}.${name}`);
 
@@ -318,11 +322,12 @@ export class PostgresSessions implements ServerSessions {
    * within the write's `statement_timeout`, committed whether or not they could be kept.
    */
   keepWrite(plan: KeepPlan): Promise<KeptWrite> {
-    const steps = keepStepsPlan(plan, 'postgres', exactDialect);
     const answer = plan.answer ?? { maxRows: RESULTS.defaultRows };
     return this.#session(this.#writes, plan, async (client) => {
       await client.query('BEGIN');
       await client.query(`SET LOCAL statement_timeout = ${Math.ceil(plan.timeoutMs)}`);
+      const generated = await client.query<[string]>({ ...extended(GENERATED_COLUMNS, [plan.table.schema, plan.table.name]), types: EXACT_TEXT });
+      const steps = keepStepsPlan(withoutGenerated(plan, new Set(generated.rows.map(([name]) => name))), 'postgres', exactDialect);
       const write = async (sql: string, params: unknown[]) => {
         const options = { maxBytes: RESULTS.defaultBytes, ...answer, params, timeoutMs: plan.timeoutMs, signal: plan.signal };
         const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
