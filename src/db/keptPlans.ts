@@ -22,7 +22,7 @@ export function keepStepsPlan(plan: KeepPlan, engine: Engine, dialect: ExactDial
     return { ...shape, statement: { sql: insert.sql, params: plan.params } };
   }
   if (!plan.selection) throw new DriverFailure('invalid_argument', `the ${plan.verb} has no row selection to keep`);
-  const before = { sql: keptRowsBefore(plan.selection, columns, keys, dialect), params: plan.selection.params };
+  const before = { sql: keptRowsBefore(plan.selection, columns, keys, plan.maxRows + 1, dialect), params: plan.selection.params };
   const after = plan.verb === 'UPDATE' ? { after: byKeys(plan.table, columns, keys, dialect) } : {};
   return { ...shape, before, statement: { sql: plan.sql, params: plan.params }, ...after };
 }

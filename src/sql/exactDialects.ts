@@ -15,11 +15,13 @@ const columnsAsTheyAre = (dialect: SqlDialect): ExactDialect => ({ ...dialect, r
  * binding text, which the server reads as the type of the place it is bound to (a column compared,
  * set or inserted). MySQL and MariaDB: the column itself, its driver reading the binary protocol's
  * values as text (bytes in base64) and binding text or bytes, which the server converts to the column's type.
+ * Both lock the rows before as they read them, since other sessions write beside Sluice's; PostgreSQL
+ * inserts a row again with the key its identity column (GENERATED ALWAYS) gave it.
  */
 export const EXACT_DIALECTS: Partial<Record<Engine, ExactDialect>> = {
   sqlite: columnsAsTheyAre(SQL_DIALECTS.sqlite),
-  postgres: columnsAsTheyAre(SQL_DIALECTS.postgres),
-  mysql: columnsAsTheyAre(SQL_DIALECTS.mysql),
+  postgres: { ...columnsAsTheyAre(SQL_DIALECTS.postgres), lockRows: ' FOR UPDATE', overriding: ' OVERRIDING SYSTEM VALUE' },
+  mysql: { ...columnsAsTheyAre(SQL_DIALECTS.mysql), lockRows: ' FOR UPDATE' },
   duckdb: {
     ...SQL_DIALECTS.duckdb,
     read: (c) => (isBlob(c) ? `to_base64(${SQL_DIALECTS.duckdb.quoteIdent(c.name)})` : `CAST(${SQL_DIALECTS.duckdb.quoteIdent(c.name)} AS VARCHAR)`),

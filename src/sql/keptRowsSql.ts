@@ -16,6 +16,14 @@ export type ExactDialect = SqlDialect & {
   read(column: TypedColumn): string;
   /** The n-th (1-based) bound exact value, written as the column's type. */
   bound(n: number, column: TypedColumn): string;
+  /**
+   * What ends the read of the rows before so that it locks them until the transaction ends (` FOR UPDATE`),
+   * where other sessions could change them between that read and the write: else the write would change
+   * a row as another session left it and keep it as it was before, and its undo would undo that session too.
+   */
+  lockRows?: string;
+  /** What an INSERT of a row as it was says before VALUES so that a column the database always generates takes the kept value (` OVERRIDING SYSTEM VALUE`). */
+  overriding?: string;
 };
 
 /** A table by its schema and name, unquoted. */
@@ -29,10 +37,14 @@ const keyColumns = (columns: TypedColumn[], keys: number[]) => keys.map((k) => c
 const keyMatch = (keys: TypedColumn[], from: number, dialect: ExactDialect) =>
   keys.map((key, i) => `${dialect.quoteIdent(key.name)} = ${dialect.bound(from + i, key)}`).join(' AND ');
 
-/** The rows an UPDATE or DELETE will change, as they are, in exact form and key order. */
-export function keptRowsBefore(selection: RowSelection, columns: TypedColumn[], keys: number[], dialect: ExactDialect): string {
+/**
+ * The rows an UPDATE or DELETE will change, as they are, in exact form and key order: `limit` at most (one
+ * past the rows kept is enough to know there are more), so that the server neither sends nor locks more.
+ */
+export function keptRowsBefore(selection: RowSelection, columns: TypedColumn[], keys: number[], limit: number, dialect: ExactDialect): string {
   const order = keyColumns(columns, keys).map((k) => dialect.quoteIdent(k.name));
-  return `SELECT ${selectList(columns, dialect)} FROM ${selection.target}${selection.condition === undefined ? '' : ` WHERE ${selection.condition}`} ORDER BY ${order.join(', ')}`;
+  const where = selection.condition === undefined ? '' : ` WHERE ${selection.condition}`;
+  return `SELECT ${selectList(columns, dialect)} FROM ${selection.target}${where} ORDER BY ${order.join(', ')} LIMIT ${Math.floor(limit)}${dialect.lockRows ?? ''}`;
 }
 
 /**
@@ -79,5 +91,5 @@ function setColumns(columns: TypedColumn[], keys: number[]): TypedColumn[] {
 /** Inserts one row, bound to all its values in column order. */
 export function insertBack(table: NamedTable, columns: TypedColumn[], dialect: ExactDialect): string {
   const names = columns.map((c) => dialect.quoteIdent(c.name)).join(', ');
-  return `INSERT INTO ${tableName(table, dialect)} (${names}) VALUES (${columns.map((c, i) => dialect.bound(i + 1, c)).join(', ')})`;
+  return `INSERT INTO ${tableName(table, dialect)} (${names})${dialect.overriding ?? ''} VALUES (${columns.map((c, i) => dialect.bound(i + 1, c)).join(', ')})`;
 }

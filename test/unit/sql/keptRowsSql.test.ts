@@ -4,6 +4,8 @@ import { deleteByKey, insertBack, insertKept, keptRowsBefore, rowsByKeys, update
 
 const sqlite = EXACT_DIALECTS.sqlite!;
 const duckdb = EXACT_DIALECTS.duckdb!;
+const mysql = EXACT_DIALECTS.mysql!;
+const postgres = EXACT_DIALECTS.postgres!;
 const columns = [
   { name: 'shop', type: 'INTEGER' },
   { name: 'id', type: 'BIGINT' },
@@ -16,10 +18,21 @@ const table = { schema: 'main', name: 'Odd "T"' };
 describe('the SQL of kept rows', () => {
   it('reads the rows before in key order, as they are on SQLite and cast to text (a BLOB in base64) on DuckDB', () => {
     const selection = { target: 'items i', condition: 'i.price > $1', params: [3] };
-    expect(keptRowsBefore(selection, columns, [0, 1], duckdb)).toBe(
-      'SELECT CAST("shop" AS VARCHAR), CAST("id" AS VARCHAR), to_base64("pic"), CAST("price" AS VARCHAR) FROM items i WHERE i.price > $1 ORDER BY "shop", "id"',
+    expect(keptRowsBefore(selection, columns, [0, 1], 10_001, duckdb)).toBe(
+      'SELECT CAST("shop" AS VARCHAR), CAST("id" AS VARCHAR), to_base64("pic"), CAST("price" AS VARCHAR) FROM items i WHERE i.price > $1 ORDER BY "shop", "id" LIMIT 10001',
     );
-    expect(keptRowsBefore({ target: 't', condition: undefined, params: [] }, columns, [1], sqlite)).toBe('SELECT "shop", "id", "pic", "price" FROM t ORDER BY "id"');
+    expect(keptRowsBefore({ target: 't', condition: undefined, params: [] }, columns, [1], 3, sqlite)).toBe('SELECT "shop", "id", "pic", "price" FROM t ORDER BY "id" LIMIT 3');
+  });
+
+  it('locks the rows before on the servers, where other sessions write beside Sluice', () => {
+    const selection = { target: '`items`', condition: 'price > ?', params: [3] };
+    expect(keptRowsBefore(selection, columns, [1], 2, mysql)).toBe(
+      'SELECT `shop`, `id`, `pic`, `price` FROM `items` WHERE price > ? ORDER BY `id` LIMIT 2 FOR UPDATE',
+    );
+    expect(keptRowsBefore({ ...selection, target: 'items' }, columns, [1], 2, postgres)).toMatch(/ ORDER BY "id" LIMIT 2 FOR UPDATE$/);
+    expect(insertBack({ schema: 'public', name: 'items' }, columns, postgres)).toBe(
+      'INSERT INTO "public"."items" ("shop", "id", "pic", "price") OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4)',
+    );
   });
 
   it('returns an INSERT\'s rows in exact form, and refuses what insertTried refuses', () => {

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import mysql from 'mysql2';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
@@ -21,12 +22,18 @@ import type { ExactValue, KeepPlan, KeptVerb, KeptWrite, Restored, RestorePlan }
 import { exactBytes, type Keep, type KeptSession, keepSteps } from '../../keepSteps.js';
 import { restoreSteps } from '../../restoreSteps.js';
 import { keepStepsPlan, restoreStepsPlan } from '../../keptPlans.js';
+import { withoutGenerated } from '../../generatedColumns.js';
 import { boundExact } from '../../exactBinding.js';
 import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
 import type { ExactDialect } from '../../../sql/keptRowsSql.js';
 import { exactCast, exactRow } from './mysqlExactValues.js';
+import { insertReturns, isMariadb } from './mysqlServerVersion.js';
 
 const exactDialect = EXACT_DIALECTS.mysql as ExactDialect;
+/** A table's generated columns, as MySQL (`VIRTUAL GENERATED`, `STORED GENERATED`) and MariaDB (also `PERSISTENT` before 10.2) mark them. */
+const GENERATED_COLUMNS = `SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?
+  AND EXTRA IN ('VIRTUAL GENERATED', 'STORED GENERATED', 'VIRTUAL', 'PERSISTENT')`;
+const EVERY_ROW: Keep = { rows: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER, toEnd: true };
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
 const ENGINE_TIMEOUTS = new Set([1969, 3024]);
 const INTERRUPTED = 1317;
@@ -258,7 +265,10 @@ export class MysqlSessions implements ServerSessions {
       if (plan.verb === 'INSERT' && !insertReturns(version)) {
         kept = { result: await write(plan.sql, plan.params), notKept: notReturned(version) };
       } else {
-        kept = (await keepSteps(keepStepsPlan(plan, 'mysql', exactDialect), this.#keptSession(connection, write))) as KeptWrite;
+        const session = this.#keptSession(connection, write);
+        const generated = await this.#exact(connection, GENERATED_COLUMNS, [plan.table.schema, plan.table.name], EVERY_ROW);
+        const steps = keepStepsPlan(withoutGenerated(plan, new Set(generated.rows.map(([name]) => String(name)))), 'mysql', exactDialect);
+        kept = (await keepSteps(steps, session)) as KeptWrite;
       }
       await run(connection, 'COMMIT');
       return kept;
@@ -283,7 +293,7 @@ export class MysqlSessions implements ServerSessions {
 
   /** What keepSteps.js and restoreSteps.js run through on `connection`, inside its transaction. */
   #keptSession(connection: mysql.PoolConnection, write: KeptSession['write']): KeptSession {
-    return { exact: (sql, params, keep) => this.#exact(connection, sql, params, keep), write, bind: boundExact };
+    return { exact: (sql, params, keep) => this.#exact(connection, sql, params, keep), write, bind: boundExact, turn: nextTurn };
   }
 
   /**
@@ -306,7 +316,7 @@ export class MysqlSessions implements ServerSessions {
       });
       command.on('result', (row: unknown) => {
         if (!Array.isArray(row)) {
-          changed += Number((row as { affectedRows?: number }).affectedRows ?? 0);
+          changed += affectedRows(row);
           return;
         }
         returned += 1;
@@ -315,20 +325,11 @@ export class MysqlSessions implements ServerSessions {
         counted.used += exactBytes(values);
         over = rows.length === keep.rows || counted.used > keep.bytes;
         if (!over) rows.push(values);
-        if (pacing.due()) {
-          connection.pause();
-          void nextTurn().then(() => connection.resume());
-        }
+        if (pacing.due()) takeTurn(connection);
       });
-      const settle = failOnLoss(connection, reject);
-      command.on('error', (error: MysqlError) => {
-        settle();
-        reject(error);
-      });
-      command.on('end', () => {
-        settle();
-        resolve({ rows: over ? [] : rows, rowsAffected: changed || (/^SELECT /.test(sql) ? 0 : returned), over });
-      });
+      settleOn(connection, command, reject, () =>
+        resolve({ rows: over ? [] : rows, rowsAffected: changed || (/^SELECT /.test(sql) ? 0 : returned), over }),
+      );
     });
   }
 
@@ -427,7 +428,7 @@ export class MysqlSessions implements ServerSessions {
       });
       command.on('result', (row: unknown) => {
         if (!Array.isArray(row)) {
-          rowsAffected += Number((row as { affectedRows?: number }).affectedRows ?? 0);
+          rowsAffected += affectedRows(row);
           return;
         }
         returned += 1;
@@ -436,11 +437,7 @@ export class MysqlSessions implements ServerSessions {
         if (values) for (const i of jsonColumns) if (typeof values[i] === 'string') values[i] = jsonValue(values[i] as string);
         if (values && budget.take(values)) {
           rows.push(values);
-          // The packets read so far wait, paused, while the loop takes a turn.
-          if (pacing.due()) {
-            connection.pause();
-            void nextTurn().then(() => connection.resume());
-          }
+          if (pacing.due()) takeTurn(connection);
         } else {
           truncatedBy = values ? 'max_bytes' : 'max_rows';
           if (stopEarly) {
@@ -449,15 +446,7 @@ export class MysqlSessions implements ServerSessions {
           }
         }
       });
-      const settle = failOnLoss(connection, reject);
-      command.on('error', (error: MysqlError) => {
-        settle();
-        reject(error);
-      });
-      command.on('end', () => {
-        settle();
-        finish();
-      });
+      const settle = settleOn(connection, command, reject, () => finish());
       // A write whose rows come back (MariaDB's INSERT or DELETE … RETURNING) reports no count of its own: its rows are it.
       const finish = () =>
         resolve({ columns, rows, ...budget.outcome(truncatedBy), rowsAffected: stopEarly ? rowsAffected : rowsAffected || returned });
@@ -571,14 +560,7 @@ export class MysqlSessions implements ServerSessions {
   }
 }
 
-const isMariadb = (version: string) => version.includes('MariaDB');
 const notReturned = (version: string) => `${isMariadb(version) ? 'MariaDB before 10.5' : 'MySQL'} cannot return the rows an INSERT adds`;
-
-/** Whether an INSERT can return the rows it adds: MariaDB's INSERT … RETURNING, from 10.5 on; MySQL has none. */
-function insertReturns(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return isMariadb(version) && (major > 10 || (major === 10 && minor >= 5));
-}
 
 /** A JSON column: MySQL's JSON type, or MariaDB's JSON (a LONGTEXT) as its extended metadata says. */
 const isJson = (field: Field) => (field.columnType ?? field.type) === mysql.Types.JSON || field.extendedFormat === 'json';
@@ -602,6 +584,32 @@ function failOnLoss(connection: mysql.PoolConnection, reject: (error: MysqlError
     connection.off('end', lost);
   };
 }
+
+/**
+ * Ends a statement's promise: `end` once it is done, `reject` when it fails or the connection is lost;
+ * returns how to stop watching (a statement abandoned before its end).
+ */
+function settleOn(connection: mysql.PoolConnection, command: EventEmitter, reject: (error: MysqlError) => void, end: () => void): () => void {
+  const settle = failOnLoss(connection, reject);
+  command.on('error', (error: MysqlError) => {
+    settle();
+    reject(error);
+  });
+  command.on('end', () => {
+    settle();
+    end();
+  });
+  return settle;
+}
+
+/** The packets read so far wait, paused, while the loop takes a turn. */
+function takeTurn(connection: mysql.PoolConnection): void {
+  connection.pause();
+  void nextTurn().then(() => connection.resume());
+}
+
+/** The rows an OK packet says a statement changed. */
+const affectedRows = (packet: unknown) => Number((packet as { affectedRows?: number }).affectedRows ?? 0);
 
 function run(connection: mysql.PoolConnection, sql: string): Promise<void> {
   return new Promise((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve())));

@@ -25,6 +25,7 @@ import type { ExactValue, KeepPlan, KeptWrite, Restored, RestorePlan } from '../
 import { exactBytes, type Keep, type KeptSession, keepSteps } from '../../keepSteps.js';
 import { restoreSteps } from '../../restoreSteps.js';
 import { keepStepsPlan, restoreStepsPlan } from '../../keptPlans.js';
+import { withoutGenerated } from '../../generatedColumns.js';
 import { boundExact } from '../../exactBinding.js';
 import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
 import type { ExactDialect } from '../../../sql/keptRowsSql.js';
@@ -81,6 +82,9 @@ const PROCEDURE_EXISTS = `SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespa
 /** Every value as PostgreSQL's text output, unparsed: the exact form a kept write reads (keptWrites.ts). */
 const EXACT_TEXT = { getTypeParser: () => (text: string) => text } as unknown as pg.CustomTypesConfig;
 const exactDialect = EXACT_DIALECTS.postgres as ExactDialect;
+/** A table's generated columns (`attgenerated`, read through to_jsonb so that a server before 12, which has none, answers none). */
+const GENERATED_COLUMNS = `SELECT a.attname FROM pg_attribute a
+  WHERE a.attrelid = to_regclass(quote_ident($1::text) || '.' || quote_ident($2::text)) AND coalesce(to_jsonb(a) ->> 'attgenerated', '') <> ''`;
 
 const shownName = ({ schema, name }: CatalogName) => (schema === null ? name : `${schema}.${name}`);
 
@@ -318,18 +322,19 @@ export class PostgresSessions implements ServerSessions {
    * within the write's `statement_timeout`, committed whether or not they could be kept.
    */
   keepWrite(plan: KeepPlan): Promise<KeptWrite> {
-    const steps = keepStepsPlan(plan, 'postgres', exactDialect);
     const answer = plan.answer ?? { maxRows: RESULTS.defaultRows };
     return this.#session(this.#writes, plan, async (client) => {
       await client.query('BEGIN');
       await client.query(`SET LOCAL statement_timeout = ${Math.ceil(plan.timeoutMs)}`);
+      const generated = await client.query<[string]>({ ...extended(GENERATED_COLUMNS, [plan.table.schema, plan.table.name]), types: EXACT_TEXT });
+      const steps = keepStepsPlan(withoutGenerated(plan, new Set(generated.rows.map(([name]) => name))), 'postgres', exactDialect);
       const write = async (sql: string, params: unknown[]) => {
         const options = { maxBytes: RESULTS.defaultBytes, ...answer, params, timeoutMs: plan.timeoutMs, signal: plan.signal };
         const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
         const result = await guarded(client, rows, () => client.query(extended(sql, params)));
         return rows.resultSet(ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0);
       };
-      const kept = (await keepSteps(steps, keptSession(client, write))) as KeptWrite;
+      const kept = (await keepSteps(steps, keptSession(client, plan.timeoutMs, write))) as KeptWrite;
       await client.query('COMMIT');
       return kept;
     });
@@ -344,7 +349,7 @@ export class PostgresSessions implements ServerSessions {
     return this.#session(this.#writes, plan, async (client) => {
       await client.query('BEGIN');
       await client.query(`SET LOCAL statement_timeout = ${Math.ceil(plan.timeoutMs)}`);
-      const restored = await restoreSteps(steps, keptSession(client, () => Promise.reject(new Error('an undo runs no approved statement'))));
+      const restored = await restoreSteps(steps, keptSession(client, plan.timeoutMs));
       await client.query(restored.restored ? 'COMMIT' : 'ROLLBACK');
       return restored;
     });
@@ -462,19 +467,33 @@ async function resetSession(client: pg.PoolClient): Promise<void> {
 
 /**
  * The session keepSteps.js and restoreSteps.js run through, on `client` inside its transaction: `exact`
- * reads every value as its text (EXACT_TEXT) and binds text; `write` runs the approved statement.
+ * reads every value as its text (EXACT_TEXT) and binds text; `write` runs the approved statement; long
+ * comparisons give the event loop turns. Each statement has `timeoutMs` (its `statement_timeout`), and
+ * none starts once they have taken that long together.
  */
-function keptSession(client: pg.PoolClient, write: KeptSession['write']): KeptSession {
+function keptSession(client: pg.PoolClient, timeoutMs: number, write: KeptSession['write'] = refuseWrite): KeptSession {
+  const started = performance.now();
+  const inTime = () => {
+    if (performance.now() - started >= timeoutMs) throw statementTimeout();
+  };
   return {
     exact: async (sql, params, keep) => {
+      inTime();
       const rows = new ExactRows(keep);
       const result = await guarded(client, rows, () => client.query({ ...extended(sql, params), types: EXACT_TEXT }));
       return { rows: rows.over ? [] : rows.rows, rowsAffected: ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0, over: rows.over };
     },
-    write,
+    write: async (sql, params) => {
+      inTime();
+      return write(sql, params);
+    },
     bind: boundExact,
+    turn: nextTurn,
   };
 }
+
+/** An undo runs no approved statement. */
+const refuseWrite = () => Promise.reject(new Error('an undo runs no approved statement'));
 
 /**
  * Rows in exact form kept to `keep` (keepSteps.js): past its rows or bytes (exactBytes), `over`. The guard
