@@ -171,6 +171,8 @@ describe.runIf(canRun)('undo in the console', () => {
       ['expected', '2', '"y"', '-1e+308', 'null'],
     ]);
     expect(await differs.locator('.escape').allTextContents()).toEqual(['⟨U+202E⟩', '⟨U+200B⟩']);
+    // The keyboard is on what stopped it (read out from there), and on Close after a refusal.
+    expect(await isFocused(dialog.locator('[data-undo-stopped]'))).toBe(true);
     // docs/console.md's picture of it (SLUICE_SCREENSHOTS=docs/screenshots refreshes it).
     await dialog.screenshot({ path: join(SCREENSHOTS, 'console-undo-differs.png'), animations: 'disabled' });
 
@@ -200,6 +202,7 @@ describe.runIf(canRun)('undo in the console', () => {
     await expect.poll(() => error.textContent()).toMatch(new RegExp(`^Could not undo: activity ${seq} was already undone \\(activity \\d+\\)$`));
     expect(await dialog.locator('[data-undo-outcome]').isHidden()).toBe(true);
     expect(tableImage(demoPath(), table)).toEqual(restored);
+    expect(await isFocused(dialog.getByRole('button', { name: 'Close', exact: true }))).toBe(true);
     await dialog.getByRole('button', { name: 'Close', exact: true }).click();
     expect(await dialog.isVisible()).toBe(false);
     // The one HTTP error is the refusal shown above.
