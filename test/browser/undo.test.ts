@@ -171,7 +171,7 @@ describe.runIf(canRun)('undo in the console', () => {
       ['expected', '2', '"y"', '-1e+308', 'null'],
     ]);
     expect(await differs.locator('.escape').allTextContents()).toEqual(['⟨U+202E⟩', '⟨U+200B⟩']);
-    // The keyboard is on what stopped it (read out from there), and on Close after a refusal.
+    // The keyboard is on what stopped it, read out from there.
     expect(await isFocused(dialog.locator('[data-undo-stopped]'))).toBe(true);
     // docs/console.md's picture of it (SLUICE_SCREENSHOTS=docs/screenshots refreshes it).
     await dialog.screenshot({ path: join(SCREENSHOTS, 'console-undo-differs.png'), animations: 'disabled' });
