@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { UndoAnswer } from '../control/undoCommand.js';
 import type { ExactValue, RowDifference } from '../db/keptWrites.js';
-import { valueText } from '../core/shared/statementText.js';
+import { exactValueText } from '../core/shared/exactValueText.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { terminalJson } from './terminalJson.js';
@@ -10,16 +10,7 @@ import { UsageError } from './usageError.js';
 
 const USAGE = 'usage: sluice undo ACTIVITY-ID [--force] [--json]';
 
-/** One kept value as a person reads it: NULL, a number as the engine wrote it, text in quotes, bytes in base64. */
-function exactText(value: ExactValue): string {
-  if (value === null) return 'NULL';
-  if (typeof value === 'string') return valueText(value);
-  if ('i' in value) return value.i;
-  if ('f' in value) return value.f;
-  return `base64:${value.b}`;
-}
-
-const rowText = (row: ExactValue[] | null) => (row === null ? '(no row)' : row.map(exactText).join(', '));
+const rowText = (row: ExactValue[] | null) => (row === null ? '(no row)' : row.map((value) => exactValueText(value).text).join(', '));
 
 /** The rows that stopped an undo: each one's key, how it is now, and how the write left it. */
 const differsTable = (differs: RowDifference[]) =>
