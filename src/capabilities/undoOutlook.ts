@@ -15,7 +15,8 @@ const rowsText = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
 /** Why a write of one table cannot be taken back by its key, judged from the statement and its table alone; undefined when it can. */
 function whyNotByKey(write: OneTableWrite, statement: WriteStatement, db: Database): string | undefined {
   const { table, keys, escapes, verb } = write;
-  if (tokenize(statement.sql, db.engine).some((t) => t.kind === 'word' && t.text === 'RETURNING')) return 'it has a RETURNING clause of its own';
+  // An INSERT's own RETURNING was refused by the analysis already (insertTried).
+  if (verb !== 'INSERT' && tokenize(statement.sql, db.engine).some((t) => t.kind === 'word' && t.text === 'RETURNING')) return 'it has a RETURNING clause of its own';
   if (keys.length === 0) return `${table.name} has no primary key or unique key of columns never null, to match its rows by`;
   if (escapes.notPlain) return `${table.name} is ${escapes.notPlain}`;
   if (escapes.triggers) return `${table.name} has triggers, whose effects an undo could not take back`;

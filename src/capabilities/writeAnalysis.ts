@@ -31,8 +31,14 @@ export type OneTableWrite = {
 /** The analysis of a write: one table's, or why it is not one plain INSERT, UPDATE or DELETE of one table. */
 export type WriteAnalysis = OneTableWrite | { notOneTable: string };
 
+/** The last statement's verb: a dialog asks for it several times, and each answer is a pass of the lexer over the whole text. */
+let lastVerb: { sql: string; engine: Database['engine']; verb: string } | undefined;
+
 /** The statement's first word: its verb, or WITH, MERGE, REPLACE…; '' when it has none. */
-export const verbOf = (sql: string, db: Pick<Database, 'engine'>): string => tokenize(sql, db.engine).find((t) => t.kind === 'word')?.text ?? '';
+export function verbOf(sql: string, db: Pick<Database, 'engine'>): string {
+  if (lastVerb?.sql !== sql || lastVerb.engine !== db.engine) lastVerb = { sql, engine: db.engine, verb: tokenize(sql, db.engine).find((t) => t.kind === 'word')?.text ?? '' };
+  return lastVerb.verb;
+}
 
 /** The key that pairs a row before and after: the primary key, else the first unique index of columns that are never null. */
 export function keyOf(table: TableDescription): string[] {

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { UndoAnswer } from '../control/undoCommand.js';
-import type { ExactValue, RowDifference } from '../db/keptWrites.js';
+import type { ExactValue } from '../db/keptWrites.js';
 import { exactValueText } from '../core/shared/exactValueText.js';
+import { visibleText } from '../core/shared/visibleText.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
 import { terminalJson } from './terminalJson.js';
@@ -10,11 +11,19 @@ import { UsageError } from './usageError.js';
 
 const USAGE = 'usage: sluice undo ACTIVITY-ID [--force] [--json]';
 
-const rowText = (row: ExactValue[] | null) => (row === null ? '(no row)' : row.map((value) => exactValueText(value).text).join(', '));
+/** One kept value as the console's table shows it too (text quoted, bytes in hex, null); textTable escapes its invisible characters. */
+const exactText = (value: ExactValue) => exactValueText(value).text;
 
-/** The rows that stopped an undo: each one's key, how it is now, and how the write left it. */
-const differsTable = (differs: RowDifference[]) =>
-  textTable([['KEY', 'NOW', 'AS THE WRITE LEFT IT'], ...differs.map((d) => [rowText(d.key), rowText(d.now), rowText(d.expected)])]);
+const rowText = (row: ExactValue[] | null) => (row === null ? '(no row)' : row.map(exactText).join(', '));
+
+/** The rows that stopped an undo: each one's key (`id=3`), how it is now, and how the write left it, every column in order. */
+function differsTable(answer: Extract<UndoAnswer, { ok: false }>): string {
+  const keyText = (key: ExactValue[]) => key.map((value, i) => `${answer.columns[answer.keys[i] ?? -1] ?? '?'}=${exactText(value)}`).join(', ');
+  return [
+    `columns: ${visibleText(answer.columns.join(', '))}`,
+    textTable([['KEY', 'NOW', 'AS THE WRITE LEFT IT'], ...answer.differs.map((d) => [keyText(d.key), rowText(d.now), rowText(d.expected)])]),
+  ].join('\n');
+}
 
 /**
  * `sluice undo ACTIVITY-ID [--force]`: takes back the write that activity row kept (the running
@@ -44,7 +53,7 @@ export async function undo(argv: string[]): Promise<void> {
     return;
   }
   const n = answer.differs.length;
-  process.stdout.write(`${differsTable(answer.differs)}\n`);
+  process.stdout.write(`${differsTable(answer)}\n`);
   process.stderr.write(
     `sluice: ${n} ${n === 1 ? 'row has' : 'rows have'} changed since activity ${seq}; nothing was undone (sluice undo ${seq} --force overwrites ${n === 1 ? 'it' : 'them'})\n`,
   );
