@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { UndoAnswer } from '../control/undoCommand.js';
 import type { ExactValue } from '../db/keptWrites.js';
-import { valueText } from '../core/shared/statementText.js';
+import { exactValueText } from '../core/shared/exactValueText.js';
 import { visibleText } from '../core/shared/visibleText.js';
 import { callControl } from './controlClient.js';
 import { dataDirOption, supportDirOf } from './dataDirOption.js';
@@ -11,14 +11,8 @@ import { UsageError } from './usageError.js';
 
 const USAGE = 'usage: sluice undo ACTIVITY-ID [--force] [--json]';
 
-/** One kept value as a person reads it: NULL, a number as the engine wrote it, text in quotes, bytes in base64. */
-function exactText(value: ExactValue): string {
-  if (value === null) return 'NULL';
-  if (typeof value === 'string') return valueText(value);
-  if ('i' in value) return value.i;
-  if ('f' in value) return value.f;
-  return `base64:${value.b}`;
-}
+/** One kept value as the console's table shows it too (text quoted, bytes in hex, null); textTable escapes its invisible characters. */
+const exactText = (value: ExactValue) => exactValueText(value).text;
 
 const rowText = (row: ExactValue[] | null) => (row === null ? '(no row)' : row.map(exactText).join(', '));
 

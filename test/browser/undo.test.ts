@@ -138,7 +138,7 @@ describe.runIf(canRun)('undo in the console', () => {
     expect(tableImage(demoPath(), table)).toEqual(after);
   });
 
-  it('a row changed since stops the undo and is shown, hidden characters as escapes; Undo anyway puts the rows back', async () => {
+  it('rows changed or deleted since stop the undo and are shown, hidden characters as escapes; Undo anyway puts the rows back', async () => {
     const { page } = await suite.open();
     const writer = mintToken(suite.app, `Undo token ${unique()}`, 'readWrite');
     const table = awkwardTable();
@@ -146,8 +146,9 @@ describe.runIf(canRun)('undo in the console', () => {
 
     const { card, pending } = await asked(page, writer, `UPDATE ${table} SET note = 'y' WHERE id IN (1, 2)`);
     await approve(card, pending);
-    // Another program changes one of the rows the write left.
-    runElsewhere(demoPath(), `UPDATE ${table} SET note = ? WHERE id = 1`, 'changed\u202E\u200B ');
+    // Another program changes one of the rows the write left, and deletes another.
+    runElsewhere(demoPath(), `UPDATE ${table} SET note = ?, data = NULL WHERE id = 1`, 'changed\u202E\u200B ');
+    runElsewhere(demoPath(), `DELETE FROM ${table} WHERE id = 2`);
 
     await (await undoableWrite(page)).getByRole('button', { name: /^Undo the write of / }).click();
     const dialog = page.locator('#activity-undo-dialog');
@@ -156,7 +157,7 @@ describe.runIf(canRun)('undo in the console', () => {
     const differs = dialog.locator('table[data-differs]');
     await differs.waitFor();
     expect(await dialog.locator('[data-undo-stopped]').textContent()).toBe(
-      'Nothing was changed: 1 row is no longer as this write left it. Undo anyway puts back the rows as they were before the write, overwriting these changes.',
+      'Nothing was changed: 2 rows are no longer as this write left them. Undo anyway puts back the rows as they were before the write, overwriting these changes.',
     );
     expect(tableImage(demoPath(), table)[0]).toContain("'changed");
     expect(await differs.locator('thead th').allTextContents()).toEqual(['Key (id)', 'id', 'note', 'amount', 'data']);
@@ -164,10 +165,14 @@ describe.runIf(canRun)('undo in the console', () => {
       trs.map((tr) => [...tr.querySelectorAll('th, td')].map((cell) => `${cell.hasAttribute('data-changed') ? '*' : ''}${cell.textContent}`)),
     );
     expect(lines).toEqual([
-      ['1', 'now', '1', '*"changed⟨U+202E⟩⟨U+200B⟩ " (differs)', '0.30000000000000004', `x'${ALL_BYTES.toString('hex')}'`],
-      ['expected', '1', '*"y" (differs)', '0.30000000000000004', `x'${ALL_BYTES.toString('hex')}'`],
+      ['1', 'now', '1', '*"changed⟨U+202E⟩⟨U+200B⟩ " (differs)', '0.30000000000000004', '*null (differs)'],
+      ['expected', '1', '*"y" (differs)', '0.30000000000000004', `*x'${ALL_BYTES.toString('hex')}' (differs)`],
+      ['2', 'now', 'no row'],
+      ['expected', '2', '"y"', '-1e+308', 'null'],
     ]);
     expect(await differs.locator('.escape').allTextContents()).toEqual(['⟨U+202E⟩', '⟨U+200B⟩']);
+    // The keyboard is on what stopped it, read out from there.
+    expect(await isFocused(dialog.locator('[data-undo-stopped]'))).toBe(true);
     // docs/console.md's picture of it (SLUICE_SCREENSHOTS=docs/screenshots refreshes it).
     await dialog.screenshot({ path: join(SCREENSHOTS, 'console-undo-differs.png'), animations: 'disabled' });
 
@@ -197,6 +202,7 @@ describe.runIf(canRun)('undo in the console', () => {
     await expect.poll(() => error.textContent()).toMatch(new RegExp(`^Could not undo: activity ${seq} was already undone \\(activity \\d+\\)$`));
     expect(await dialog.locator('[data-undo-outcome]').isHidden()).toBe(true);
     expect(tableImage(demoPath(), table)).toEqual(restored);
+    expect(await isFocused(dialog.getByRole('button', { name: 'Close', exact: true }))).toBe(true);
     await dialog.getByRole('button', { name: 'Close', exact: true }).click();
     expect(await dialog.isVisible()).toBe(false);
     // The one HTTP error is the refusal shown above.

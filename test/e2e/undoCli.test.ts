@@ -79,6 +79,27 @@ describe('sluice undo', () => {
     expect(await titles()).toEqual([[1, 'CLI'], [2, 'CLI']]);
   });
 
+  it('shows the differing rows\' values as the console does: bytes in hex, null, a row gone, invisible characters escaped', async () => {
+    await served.fixture.query('CREATE TABLE cli_notes (id INTEGER PRIMARY KEY, note TEXT, amount REAL, data BLOB)');
+    await served.fixture.query("INSERT INTO cli_notes VALUES (1, 'one ', 0.5, X'00FF'), (2, 'two', NULL, NULL)");
+    const seq = await approved("UPDATE cli_notes SET note = 'x' WHERE id IN (1, 2)");
+    await served.fixture.query('UPDATE cli_notes SET note = ? WHERE id = 1', ['moved\u202E']);
+    await served.fixture.query('DELETE FROM cli_notes WHERE id = 2');
+    const stopped = await sluice(['undo', String(seq), ...dir()]);
+    expect(stopped.code).toBe(1);
+    expect(stopped.stdout).toBe(
+      [
+        'columns: id, note, amount, data',
+        'KEY   NOW                               AS THE WRITE LEFT IT',
+        `id=1  1, "moved⟨U+202E⟩", 0.5, x'00ff'  1, "x", 0.5, x'00ff'`,
+        'id=2  (no row)                          2, "x", null, null',
+        '',
+      ].join('\n'),
+    );
+    expect(await sluice(['undo', String(seq), '--force', ...dir()])).toMatchObject({ code: 0 });
+    expect(await served.fixture.query('SELECT id, note, amount, hex(data) FROM cli_notes ORDER BY id')).toEqual([[1, 'one ', 0.5, '00FF'], [2, 'two', null, '']]);
+  });
+
   it('refuses a row that kept nothing with why, and a malformed id as a usage mistake (exit 2)', async () => {
     await callTool(served.app, 'execute_query', { connection_id: 'db', sql: 'SELECT count(*) FROM books' }, { headers: writer.headers });
     const read = served.app.activity.list({ limit: 1 })[0]!.seq;

@@ -60,29 +60,30 @@ function askUndo(row, button) {
 /** Sends the undo (forced or not) and shows its outcome in the dialog. */
 async function undo(dialog, force) {
   const row = asking;
-  const error = $('[data-error="undo"]', dialog);
-  setError(error, '');
+  setError($('[data-error="undo"]', dialog), '');
   for (const button of $$('.actions button', dialog)) button.disabled = true;
   try {
     const result = await post('activity.undo', { seq: row.seq, force });
-    if (result?.ok) {
+    if (result.ok) {
       const outcome = $('[data-undo-outcome]', dialog);
       outcome.textContent = `Undone: ${rowsText(result.rowsAffected)} put back.`;
       showStep(dialog, 'done');
       outcome.focus();
       announce(outcome.textContent);
-    } else if (Array.isArray(result?.differs)) {
-      showDifferences(dialog, result);
     } else {
-      setError(error, `Could not undo: ${result?.reason ?? 'Sluice gave no reason'}.`);
-      showStep(dialog, 'failed');
+      showDifferences(dialog, result);
     }
   } catch (e) {
-    setError(error, `Could not undo: ${e.message}`);
-    showStep(dialog, 'failed');
+    failed(dialog, `Could not undo: ${e.message}`);
   } finally {
     scheduleRefresh(0);
   }
+}
+
+function failed(dialog, message) {
+  setError($('[data-error="undo"]', dialog), message);
+  showStep(dialog, 'failed');
+  $('[data-action="close"]', dialog).focus();
 }
 
 function showDifferences(dialog, result) {
@@ -92,6 +93,7 @@ function showDifferences(dialog, result) {
     'Undo anyway puts back the rows as they were before the write, overwriting these changes.';
   $('[data-undo-differs-table]', dialog).replaceChildren(differencesTable(result));
   showStep(dialog, 'differs');
+  $('[data-undo-stopped]', dialog).focus();
   announce(`The undo stopped: ${rowsText(n)} changed since the write.`);
 }
 
