@@ -24,7 +24,7 @@ export async function runWrite(ctx: CallContext, connection: SavedConnection, db
     return db.write(statement.sql, options);
   }
   const write = (await analyse()) as OneTableWrite;
-  const kept = await db.keepWrite(keepPlanOf(write, statement, settings, options.timeoutMs, ctx.signal));
+  const kept = await db.keepWrite(keepPlanOf(write, statement, settings, options));
   if ('notKept' in kept) {
     ctx.noteActivity({ undo_unavailable: kept.notKept });
     return kept.result;

@@ -1,5 +1,5 @@
 import { UNDO } from '../core/contract.js';
-import { ENGINE_NAMES, type Database } from '../db/database.js';
+import { ENGINE_NAMES, type Database, type ReadOptions } from '../db/database.js';
 import type { KeepPlan } from '../db/keptWrites.js';
 import type { EffectPreview, UndoOutlook } from '../runtime/consentDialogs.js';
 import { tokenize } from '../sql/tokens.js';
@@ -62,9 +62,10 @@ export async function undoOutlook(
   return { possible: true };
 }
 
-/** The approved write as `Database.keepWrite` runs it: the analysis's table, key and row selection, within the bounds of `settings`. */
-export function keepPlanOf(write: OneTableWrite, statement: WriteStatement, settings: UndoSettings, timeoutMs: number, signal: AbortSignal): KeepPlan {
+/** The approved write as `Database.keepWrite` runs it: the analysis's table, key and row selection, within the bounds of `settings`, its answer within `write`'s options. */
+export function keepPlanOf(write: OneTableWrite, statement: WriteStatement, settings: UndoSettings, options: Pick<ReadOptions, 'maxRows' | 'maxBytes' | 'timeoutMs' | 'signal'>): KeepPlan {
   const { table } = write;
+  const { timeoutMs, signal } = options;
   return {
     verb: write.verb,
     sql: statement.sql,
@@ -73,6 +74,7 @@ export function keepPlanOf(write: OneTableWrite, statement: WriteStatement, sett
     ...(write.selection ? { selection: write.selection } : {}),
     maxRows: settings.maxRows,
     maxBytes: settings.maxBytes,
+    answer: { maxRows: options.maxRows, ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) },
     timeoutMs,
     signal,
   };

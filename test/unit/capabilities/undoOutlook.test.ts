@@ -106,7 +106,7 @@ describe('what the dialog says of undo', () => {
 
   it('plans the kept write from the same analysis: its table, key, selection and bounds', () => {
     const analysis = write('UPDATE');
-    expect(keepPlanOf(analysis, { sql: "UPDATE books SET title = 'x' WHERE id < 3", params: [7] }, { enabled: true, maxRows: 5, maxBytes: 99 }, 30_000, signal)).toEqual({
+    expect(keepPlanOf(analysis, { sql: "UPDATE books SET title = 'x' WHERE id < 3", params: [7] }, { enabled: true, maxRows: 5, maxBytes: 99 }, { maxRows: 1000, timeoutMs: 30_000, signal })).toEqual({
       verb: 'UPDATE',
       sql: "UPDATE books SET title = 'x' WHERE id < 3",
       params: [7],
@@ -114,6 +114,7 @@ describe('what the dialog says of undo', () => {
       selection: analysis.selection,
       maxRows: 5,
       maxBytes: 99,
+      answer: { maxRows: 1000 },
       timeoutMs: 30_000,
       signal,
     });
