@@ -16,6 +16,8 @@ export type UndoRecord = {
   connectionId: string;
   /** The database of the connection's server it ran on (PostgreSQL, MySQL); absent for a file. */
   database?: string;
+  /** Where it ran (db/connections/connectionPlace.ts): an undo runs there or nowhere. */
+  place: string;
   table: { schema: string; name: string };
   verb: KeptVerb;
   /** Rows kept: before-images (UPDATE, DELETE), after-images (INSERT, UPDATE). */

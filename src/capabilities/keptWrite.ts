@@ -1,5 +1,6 @@
 import { hasUrl, type SavedConnection } from '../db/connections/savedConnections.js';
 import { parseServerUrl } from '../db/connections/connectionUrl.js';
+import { connectionPlace } from '../db/connections/connectionPlace.js';
 import type { Database, ReadOptions, ResultSet, Rows } from '../db/database.js';
 import { analysed } from './exactEffect.js';
 import type { CallContext } from './types.js';
@@ -31,7 +32,7 @@ export async function runWrite(ctx: CallContext, connection: SavedConnection, db
   }
   const database = databaseOf(connection);
   const id = await store
-    .keep({ connectionId: connection.id, ...(database === undefined ? {} : { database }), table: { schema: write.table.schema, name: write.table.name }, verb: write.verb }, kept.kept)
+    .keep({ connectionId: connection.id, ...(database === undefined ? {} : { database }), place: connectionPlace(connection), table: { schema: write.table.schema, name: write.table.name }, verb: write.verb }, kept.kept)
     .catch((error: unknown) => {
       // The write is done and stays done; only its undo is lost, and the activity row says so.
       ctx.noteActivity({ undo_unavailable: `its rows could not be saved: ${(error as Error).message}` });

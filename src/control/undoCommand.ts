@@ -1,7 +1,8 @@
 import type { ActivityEntry, ActivityLog } from '../activity/activityLog.js';
 import { undoIdOf, type UndoRecord, type UndoStore } from '../activity/undoStore.js';
 import { RESULTS } from '../core/contract.js';
-import type { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
+import { type ConnectionCatalog, connectionOnDatabase } from '../db/connections/connectionCatalog.js';
+import { connectionPlace } from '../db/connections/connectionPlace.js';
 import { DriverFailure } from '../db/driverFailure.js';
 import { ENGINE_NAMES } from '../db/database.js';
 import type { RowDifference } from '../db/keptWrites.js';
@@ -65,6 +66,9 @@ export function undoCommand(deps: UndoDeps): (params: Record<string, unknown>) =
 async function takeBack(deps: UndoDeps, seq: number, record: UndoRecord, force: boolean): Promise<UndoAnswer> {
   const connection = deps.catalog.get(record.connectionId);
   if (!connection) throw new Error(`connection "${record.connectionId}" is gone`);
+  if (connectionPlace(connectionOnDatabase(connection, record.database)) !== record.place) {
+    throw new Error(`connection "${record.connectionId}" points elsewhere than when the write ran (${record.place}); nothing was undone`);
+  }
   const db = deps.catalog.database(connection, record.database);
   if (!db.restoreRows) throw new Error(`${ENGINE_NAMES[db.engine]} connections cannot take a write back`);
   const plan = { verb: record.verb, table: record.table, rows: await deps.undoStore.rows(record.id), force, timeoutMs: RESULTS.defaultTimeoutSeconds * 1000, signal: new AbortController().signal };
@@ -80,7 +84,7 @@ async function takeBack(deps: UndoDeps, seq: number, record: UndoRecord, force: 
     return { ok: false, columns: plan.rows.columns, keys: plan.rows.keys, differs: restored.differs };
   }
   const where = record.database === undefined ? {} : { database: record.database };
-  const undoId = await deps.undoStore.keep({ connectionId: record.connectionId, ...where, table: record.table, verb: restored.verb, undoes: record.id }, restored.kept);
+  const undoId = await deps.undoStore.keep({ connectionId: record.connectionId, ...where, place: record.place, table: record.table, verb: restored.verb, undoes: record.id }, restored.kept);
   deps.undoStore.markUndone(record.id, undoId);
   deps.audit({ ...entry, outcome: 'success', durationMs, rows: restored.rowsAffected, detail: { undo: undoId, of: seq, forced: force } });
   return { ok: true, rowsAffected: restored.rowsAffected, undoSeq: deps.activity.seqOfUndo(undoId) };

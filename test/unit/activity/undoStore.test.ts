@@ -21,7 +21,7 @@ const ROWS: KeptRows = {
     [{ i: '2' }, null, { f: 'Infinity' }, null, 'line\nbreak'],
   ],
 };
-const WRITE = { connectionId: 'db', table: { schema: 'main', name: 'things' }, verb: 'UPDATE' } as const;
+const WRITE = { connectionId: 'db', place: 'sqlite:/tmp/x.sqlite', table: { schema: 'main', name: 'things' }, verb: 'UPDATE' } as const;
 
 let dataDir: string;
 let now = Date.parse('2026-11-01T00:00:00Z');

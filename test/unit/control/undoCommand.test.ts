@@ -13,7 +13,10 @@ import type { KeptRows, Restored, RestorePlan } from '../../../src/db/keptWrites
  */
 
 const ROWS: KeptRows = { columns: ['id', 'v'], keys: [0], before: [[{ i: '1' }, 'a']], after: [[{ i: '1' }, 'b']] };
-const RECORD: UndoRecord = { id: 'aaaaaaaaaaaaaaaa', connectionId: 'db', table: { schema: 'main', name: 't' }, verb: 'UPDATE', rows: 2, time: '2026-11-28T00:00:00.000Z', state: 'kept' };
+const RECORD: UndoRecord = { id: 'aaaaaaaaaaaaaaaa', connectionId: 'db', place: 'sqlite:/data/shop.sqlite', table: { schema: 'main', name: 't' }, verb: 'UPDATE', rows: 2, time: '2026-11-28T00:00:00.000Z', state: 'kept' };
+
+/** Where the connection `db` points now: its file can be changed after the write. */
+const connectionPath = { now: '/data/shop.sqlite' };
 
 function harness(restore: (plan: RestorePlan) => Promise<Restored>, rows: Record<number, Partial<ActivityRow>> = { 5: { detail: JSON.stringify({ undo: RECORD.id }) } }) {
   const records = new Map<string, UndoRecord>([[RECORD.id, { ...RECORD }]]);
@@ -31,7 +34,7 @@ function harness(restore: (plan: RestorePlan) => Promise<Restored>, rows: Record
       },
       markUndone: (id, by) => records.set(id, { ...records.get(id)!, state: 'undone', undoneBy: by }),
     },
-    catalog: { get: (id: string) => (id === 'db' ? ({ id: 'db' } as never) : undefined), database: () => db } as unknown as UndoDeps['catalog'],
+    catalog: { get: (id: string) => (id === 'db' ? { id: 'db', engine: 'sqlite', path: connectionPath.now } : undefined), database: () => db } as unknown as UndoDeps['catalog'],
     audit: (entry) => audits.push(entry),
   };
   return { run: undoCommand(deps), audits, plans, records };
@@ -96,5 +99,13 @@ describe('activity.undo', () => {
     expect(h.audits).toEqual([{ category: 'admin', action: 'undo', connectionId: 'db', outcome: 'error', durationMs: expect.any(Number), error: 'statement_timeout', detail: { of: 5 } }]);
     h.records.set(RECORD.id, { ...RECORD, connectionId: 'removed' });
     await expect(h.run({ seq: 5 })).rejects.toThrow('connection "removed" is gone');
+    h.records.set(RECORD.id, RECORD);
+    connectionPath.now = '/data/other.sqlite';
+    try {
+      await expect(h.run({ seq: 5 })).rejects.toThrow('connection "db" points elsewhere than when the write ran (sqlite:/data/shop.sqlite); nothing was undone');
+    } finally {
+      connectionPath.now = '/data/shop.sqlite';
+    }
+    expect(h.plans).toHaveLength(1);
   });
 });
