@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SLUICE_BIN } from '../helpers/cli.js';
+import { exited, runSluice, SLUICE_BIN, spawnServe, waitForHandshake } from '../helpers/cli.js';
 import { type FixtureApp, startFixtureApp } from '../helpers/engines.js';
-import { callTool, type Minted, mintToken } from '../helpers/testApp.js';
+import { bearer, callTool, type Minted, mintToken } from '../helpers/testApp.js';
 
 /**
  * `sluice undo` as a person runs it (the built command, against a running Sluice): what it prints, and
@@ -115,5 +118,36 @@ describe('sluice undo', () => {
     const help = await sluice(['undo', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('sluice undo ACTIVITY-ID [--force] [--json]');
+  });
+});
+
+describe('sluice serve --no-undo', () => {
+  it('keeps nothing: a waiting dialog says so in sluice approvals, and the approved write cannot be undone', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sluice-no-undo-'));
+    const created = runSluice(['tokens', 'create', '--name', 'no undo', '--level', 'readWrite', '--data-dir', dataDir]);
+    expect(created.status).toBe(0);
+    const serve = spawnServe(['--port', '0', '--no-console', '--no-undo', '--data-dir', dataDir]);
+    try {
+      const { port } = await waitForHandshake(dataDir);
+      const sql = "INSERT INTO genres (name) VALUES ('No undo')";
+      const pending = callTool({ url: `http://127.0.0.1:${port}/mcp` }, 'execute_query', { connection_id: 'demo', sql }, { headers: bearer(created.stdout.trim()) });
+      let waiting: Array<{ id: string; undo: unknown }> = [];
+      await expect.poll(async () => (waiting = JSON.parse((await sluice(['approvals', '--json', '--data-dir', dataDir])).stdout)).length, { timeout: 10_000 }).toBe(1);
+      expect(waiting[0]?.undo).toEqual({ possible: false, why: 'undo is turned off (the "undo" setting)' });
+      expect((await sluice(['approvals', '--data-dir', dataDir])).stdout).toContain('    undo:          cannot be undone: undo is turned off (the "undo" setting)\n');
+      expect((await sluice(['approve', waiting[0]!.id, '--data-dir', dataDir])).code).toBe(0);
+      expect(await pending).toMatchObject({ json: { result: { isError: false } } });
+      const [row] = JSON.parse((await sluice(['activity', '--json', '--limit', '1', '--data-dir', dataDir])).stdout) as { seq: number; undo: unknown }[];
+      expect(row?.undo).toBeNull();
+      expect(await sluice(['undo', String(row!.seq), '--data-dir', dataDir])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `sluice: activity ${row!.seq} cannot be undone: undo is turned off (the "undo" setting)\n`,
+      });
+    } finally {
+      serve.child.kill('SIGTERM');
+      await exited(serve.child);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
