@@ -8,7 +8,7 @@ import { keepPlanOf, undoOutlook } from './undoOutlook.js';
 import type { OneTableWrite, WriteAnalysis, WriteStatement } from './writeAnalysis.js';
 
 /** The database of the connection's server a write ran on (PostgreSQL, MySQL); undefined for a file. */
-export const databaseOf = (connection: SavedConnection): string | undefined => (hasUrl(connection) ? parseServerUrl(connection.url)?.database : undefined);
+const databaseOf = (connection: SavedConnection): string | undefined => (hasUrl(connection) ? parseServerUrl(connection.url)?.database : undefined);
 
 /**
  * Runs an approved write. One that can be undone (undoOutlook.ts, decided again from the statement as it
@@ -20,6 +20,7 @@ export async function runWrite(ctx: CallContext, connection: SavedConnection, db
   let analysis: Promise<WriteAnalysis> | undefined;
   const analyse = () => (analysis ??= analysed(db, statement, ctx.signal));
   const outlook = await undoOutlook(db, statement, analyse, undefined, settings, ctx.signal);
+  // The outlook is possible only where the database has keepWrite; the second test tells TypeScript so.
   if (!outlook.possible || !db.keepWrite) {
     ctx.noteActivity({ undo_unavailable: outlook.possible ? 'the connection cannot keep rows' : outlook.why });
     return db.write(statement.sql, options);
