@@ -48,20 +48,23 @@ export const withUndoState = <R extends { detail: string | null }>(row: R, store
 export type UndoState = 'available' | 'done' | null;
 
 const ID = /^[0-9a-f]{16}$/;
-/** Lines serialised between two turns of the event loop. */
-const LINES_PER_SLICE = 1_000;
+/** Characters of rows serialised between two turns of the event loop (a row is never split). */
+const CHARS_PER_SLICE = 256 * 1024;
 
 /** The rows file: a line of the columns and keys, then one line per row, `["b", row]` before and `["a", row]` after. */
 async function* rowLines(rows: KeptRows): AsyncGenerator<string> {
   yield `${JSON.stringify({ columns: rows.columns, keys: rows.keys })}\n`;
-  const lines = [...rows.before.map((row) => ['b', row] as const), ...rows.after.map((row) => ['a', row] as const)];
-  for (let at = 0; at < lines.length; at += LINES_PER_SLICE) {
-    yield lines
-      .slice(at, at + LINES_PER_SLICE)
-      .map((line) => `${JSON.stringify(line)}\n`)
-      .join('');
-    await nextTurn();
+  let piece = '';
+  for (const [side, list] of [['b', rows.before], ['a', rows.after]] as const) {
+    for (const row of list) {
+      piece += `${JSON.stringify([side, row])}\n`;
+      if (piece.length < CHARS_PER_SLICE) continue;
+      yield piece;
+      piece = '';
+      await nextTurn();
+    }
   }
+  if (piece !== '') yield piece;
 }
 
 /**

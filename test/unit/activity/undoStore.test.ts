@@ -118,7 +118,8 @@ describe('the undo store', () => {
 
   it('writes many rows a slice at a time and reads them back in order', async () => {
     const store = UndoStore.open(dataDir);
-    const many: KeptRows = { columns: ['id'], keys: [0], before: [], after: Array.from({ length: 2_500 }, (_, i) => [{ i: String(i) }]) };
+    // About 560 KB of rows: three slices of at most 256 Ki characters, each written on its own turn.
+    const many: KeptRows = { columns: ['id', 'txt'], keys: [0], before: [], after: Array.from({ length: 2_500 }, (_, i) => [{ i: String(i) }, `${i} ${'x'.repeat(200)}`]) };
     const id = await store.keep({ ...WRITE, verb: 'INSERT' }, many);
     expect(store.get(id)?.rows).toBe(2_500);
     expect(await store.rows(id)).toEqual(many);
