@@ -16,6 +16,12 @@ export type EffectPreview = { rows: number; basis: 'exact'; columns: string[]; c
 /** The rows an UPDATE or DELETE would change: counted, or the planner's estimate; or why there is no estimate. */
 export type EffectEstimate = { rows: number; basis: 'counted' | 'planner' } | { rows: null; reason: string };
 
+/**
+ * Whether the write can be taken back once it ran (`sluice undo`, the console's Undo), decided before
+ * anyone approves it; when not, why (undo is off, the engine cannot, no key, more rows than it keeps…).
+ */
+export type UndoOutlook = { possible: true } | { possible: false; why: string };
+
 /** The file `export_data` would write: its path, its format, and whether it replaces one that exists. */
 export type ExportDestination = { path: string; format: string; replaces: boolean };
 
@@ -48,6 +54,8 @@ export type ConsentInput = {
   placeholders: 'numbered' | 'positional';
   /** For an INSERT, UPDATE or DELETE, what it would change; null for any other statement. */
   effect: EffectPreview | null;
+  /** For a statement run through the write path, whether it can be undone; null for anything else (an export). */
+  undo: UndoOutlook | null;
   /** `export_data`: the file the statement's rows would be written to. */
   destination?: ExportDestination;
   /** `insert_rows`: the rows it would add, the first of them shown; never sent to the inspector. */

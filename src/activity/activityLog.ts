@@ -1,4 +1,5 @@
 import { DAY_MS } from '../core/clock.js';
+import { APPLICATION } from '../core/contract.js';
 import { chmodSync } from 'node:fs';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -156,7 +157,7 @@ export class ActivityLog {
     db.pragma('synchronous = NORMAL');
     db.exec(SCHEMA);
     const log = new ActivityLog(db, path, options.now ?? Date.now);
-    log.#prune(options.retentionDays ?? 90);
+    log.#prune(options.retentionDays ?? APPLICATION.activityRetentionDays);
     return log;
   }
 
@@ -292,6 +293,19 @@ export class ActivityLog {
     const sql = `SELECT * FROM activity ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                  ORDER BY seq DESC LIMIT ?`;
     return this.#db.prepare(sql).all(...params, options.limit ?? 100) as ActivityRow[];
+  }
+
+  /** The row `seq`, or undefined (pruned, never written). */
+  row(seq: number): ActivityRow | undefined {
+    this.flush();
+    return this.#db.prepare('SELECT * FROM activity WHERE seq = ?').get(seq) as ActivityRow | undefined;
+  }
+
+  /** The newest row whose `detail` names the kept write `undoId` (the row of the write, or of the undo, that kept it). */
+  seqOfUndo(undoId: string): number | undefined {
+    this.flush();
+    const found = this.#db.prepare("SELECT seq FROM activity WHERE json_extract(detail, '$.undo') = ? ORDER BY seq DESC LIMIT 1").get(undoId) as { seq: number } | undefined;
+    return found?.seq;
   }
 
   /** The clients seen since `since` (ISO time), the most recent first. */

@@ -2,6 +2,9 @@ import { maskingKey } from '../platform/maskingKey.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIVITY_FILE, ActivityLog, type ActivityEntry } from '../activity/activityLog.js';
+import { UndoStore, withUndoState } from '../activity/undoStore.js';
+import { UNDO_ON, type UndoSettings } from '../capabilities/undoOutlook.js';
+import type { UndoKeeping } from '../capabilities/types.js';
 import { Authenticator } from '../auth/authenticator.js';
 import { BridgeToken } from '../auth/bridgeToken.js';
 import { CallerLimits, type CallerLimitPolicy } from '../auth/callerLimits.js';
@@ -63,6 +66,11 @@ export type AppOptions = {
   /** Capability modules served besides the built-in ones (tests, the conformance fixtures). */
   extraCapabilities?: CapabilityModules[];
   onRequestEnd?: (trace: RequestTrace) => void;
+  /**
+   * Undo (issue 31): off when false or when the config file says `"undo": false` (`sluice serve
+   * --no-undo`); tests lower the bounds of what one write keeps.
+   */
+  undo?: Partial<UndoSettings>;
   /** How pairing callbacks reach the client; the operating system's way unless a test says otherwise. */
   deliver?: (url: URL) => Promise<void>;
   /** Transport limits; the contract's values unless a test shortens them. */
@@ -114,6 +122,8 @@ type Stores = {
   customTools: CustomTools;
   tokens: TokenStore;
   activity: ActivityLog;
+  /** Whether approved writes keep their rows, and the store they are kept in (support dir, `undo/`). */
+  undo: UndoKeeping & { store: UndoStore };
   /** Told of every change the console shows. */
   changed: ChangeSignal;
   /** Records an activity row and tells the console. */
@@ -179,6 +189,7 @@ async function openStores(options: AppOptions): Promise<Stores> {
   // Said once both files are read, so that a broken one is the first line a person sees.
   secrets.notice(describeSecretHome(secrets, [TOKENS_FILE, CONFIG_FILE]));
   const activity = ActivityLog.open(join(dataDir, ACTIVITY_FILE), { now: () => clock.now() });
+  const undo = { settings: { ...UNDO_ON, ...(config.undo === false ? { enabled: false } : {}), ...options.undo }, store: UndoStore.open(dataDir, { now: () => clock.now() }) };
   const changed = new ChangeSignal(clock);
   const audit = (entry: ActivityEntry) => {
     activity.record(entry);
@@ -194,7 +205,7 @@ async function openStores(options: AppOptions): Promise<Stores> {
     changed: () => changed.notify('tools'),
   });
   await customTools.reload();
-  return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, customTools, tokens, activity, changed, audit };
+  return { dataDir, clock, secrets, sqlite, ssh, catalog, registry, customTools, tokens, activity, undo, changed, audit };
 }
 
 /** The supervisor, and the actors of requests, subscriptions, consent dialogs and pairing under it. */
@@ -265,7 +276,7 @@ function admission({ clock, tokens, audit }: Stores, options: AppOptions): Admis
 
 /** The MCP endpoint's and the pairing exchange's dependencies. */
 function httpDeps(parts: Parts): HttpDeps {
-  const { registry, catalog, authenticator, callerLimits, serving, requests, clock, dialogs, subscriptions, heldReads, supervisor, audit, options } = parts;
+  const { registry, catalog, authenticator, callerLimits, serving, requests, clock, dialogs, subscriptions, heldReads, supervisor, audit, undo, options } = parts;
   return {
     mcp: {
       methods: createMethodTable(registry, new CursorCodec()),
@@ -282,6 +293,7 @@ function httpDeps(parts: Parts): HttpDeps {
       sessions: new LegacySessions(supervisor, clock),
       clock,
       audit,
+      undo,
       ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
     },
     exchange: { pairing: parts.pairing, lockout: parts.exchangeLockout, audit },
@@ -290,8 +302,10 @@ function httpDeps(parts: Parts): HttpDeps {
 
 /** The commands of the control socket, which the console's page sends too. */
 function appCommands(parts: Parts): ControlHandlers {
-  const { catalog, customTools, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving } = parts;
+  const { catalog, customTools, dataDir, ssh, secrets, tokens, pairing, dialogs, lockouts, clock, audit, serving, activity, undo } = parts;
   return controlHandlers({
+    activity,
+    undoStore: undo.store,
     customTools,
     catalog,
     dataDir,
@@ -340,7 +354,7 @@ function consoleDeps(parts: Parts, commands: ControlHandlers, port: number): Con
     commands,
     state: () =>
       consoleState({ clock, mcpUrl: `http://127.0.0.1:${port}/mcp`, enabled: () => serving.enabled, pairing, dialogs, tokens, catalog, activity, lockouts, customTools }),
-    activity: (query) => activity.list(query),
+    activity: (query) => activity.list(query).map((row) => withUndoState(row, parts.undo.store)),
     onChange: (listener) => changed.subscribe(listener),
     inspector,
     machines: machineGraphs(),

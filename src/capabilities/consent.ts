@@ -1,4 +1,4 @@
-import type { ConsentDialogs, DialogQuestion, EffectPreview } from '../runtime/consentDialogs.js';
+import type { ConsentDialogs, DialogQuestion, EffectPreview, UndoOutlook } from '../runtime/consentDialogs.js';
 import { hasUrl, type SavedConnection } from '../db/connections/savedConnections.js';
 import { parseServerUrl } from '../db/connections/connectionUrl.js';
 import { ENGINE_NAMES } from '../db/database.js';
@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.js';
 import { levelOfScopes } from '../auth/levels.js';
 import type { RequestStateSigner } from '../auth/requestState.js';
 import { invalidParams, ToolError } from '../core/errors.js';
-import { changesTableLines, CHANGES_LEGEND, destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
+import { changesTableLines, CHANGES_LEGEND, destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, undoText, valueText, valueType } from '../core/shared/statementText.js';
 import { visibleText } from '../core/shared/visibleText.js';
 import { isPlainObject, type Params } from '../protocol/jsonrpc.js';
 import { placeholderStyle } from '../sql/tokens.js';
@@ -28,8 +28,8 @@ export type ConsentQuestion = {
   /** Why it is of that kind (the classifier's words); the values bound to it; what it would change. */
   statementReason?: string;
   params?: unknown[];
-  /** Run only when the user is asked (not on a repeated call that answers). */
-  previewEffect?: () => Promise<EffectPreview | undefined>;
+  /** What it would change and whether it can be undone; run only when the user is asked (not on a repeated call that answers). */
+  preview?: () => Promise<{ effect: EffectPreview | undefined; undo: UndoOutlook }>;
 } & ConsentDetails;
 
 /** What some tools show besides the statement: the file an export writes, the rows an insert adds. */
@@ -56,6 +56,7 @@ export type ConsentDeps = {
 /** Everything the user is shown about the statement, as the console's dialog and `sluice approvals` show it. */
 async function dialogQuestion(question: ConsentQuestion, deps: ConsentDeps): Promise<DialogQuestion> {
   const { connection } = question;
+  const preview = await question.preview?.();
   return {
     principalId: deps.principal.id,
     clientName: deps.clientName ?? deps.principal.name,
@@ -72,7 +73,8 @@ async function dialogQuestion(question: ConsentQuestion, deps: ConsentDeps): Pro
     statement: question.statement,
     params: question.params ?? [],
     placeholders: placeholderStyle(question.statement, connection.engine),
-    effect: (await question.previewEffect?.()) ?? null,
+    effect: preview?.effect ?? null,
+    undo: preview?.undo ?? null,
     ...(question.destination ? { destination: question.destination } : {}),
     ...(question.rows ? { rows: question.rows } : {}),
   };
@@ -97,6 +99,7 @@ function elicitationMessage(q: DialogQuestion): string {
     ...(q.rows ? [] : q.params.map((value, i) => `${placeholderOf(q.placeholders, i)} (${valueType(value)}) = ${valueText(value)}`)),
     ...(q.effect ? [`${'changes' in q.effect ? '' : 'Rows it would change: '}${effectText(q.effect)}.`] : []),
     ...(q.effect && 'changes' in q.effect ? [`${CHANGES_LEGEND}:`, ...changesTableLines(q.effect)] : []),
+    ...(q.undo ? [`It ${undoText(q.undo)}.`] : []),
     'Approve it only if you expect this change.',
   ].join('\n');
 }

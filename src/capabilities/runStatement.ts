@@ -5,7 +5,8 @@ import type { Database, ResultSet, Rows } from '../db/database.js';
 import { DriverFailure } from '../db/driverFailure.js';
 import type { ConsentDetails } from './consent.js';
 import { fromDriverError } from './dbErrors.js';
-import { exactEffect } from './exactEffect.js';
+import { runWrite } from './keptWrite.js';
+import { writePreview } from './writePreview.js';
 import type { PrivateColumns } from './privateColumns.js';
 import { answerOf, readHeld, type ReadAnswer } from './readOn.js';
 import type { CursorScope } from '../runtime/heldReads.js';
@@ -49,7 +50,10 @@ async function authorizeWrite(ctx: CallContext, connection: SavedConnection, db:
     statementKind: statement.kind,
     statementReason: statement.reason,
     params: statement.params,
-    previewEffect: async () => privacy.effect(await exactEffect(db, statement, ctx.signal)),
+    preview: async () => {
+      const { effect, undo } = await writePreview(db, statement, ctx.signal, ctx.undo.settings);
+      return { effect: privacy.effect(effect), undo };
+    },
     ...statement.consent,
   });
 }
@@ -91,7 +95,7 @@ export async function runStatement(ctx: CallContext, connection: SavedConnection
     held = await readHeld(ctx, db, statement.heldFor, statement.heldAs ?? statement.sql, statement.sql, options, { budget: statement.maxTokens ?? RESULTS.defaultTokens, mask });
     return held.result;
   };
-  const run = (kind: StatementKind) => (kind === 'read' ? read() : db.write(statement.sql, options));
+  const run = (kind: StatementKind) => (kind === 'read' ? read() : runWrite(ctx, connection, db, statement, options));
   const failed = (error: unknown, kind: StatementKind) => {
     record('error', 0, kind);
     return fromDriverError(privacy.failure(error, statement.sql));

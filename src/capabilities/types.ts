@@ -1,4 +1,6 @@
 import type { ActivityEntry } from '../activity/activityLog.js';
+import type { UndoStore } from '../activity/undoStore.js';
+import type { UndoSettings } from './undoOutlook.js';
 import type { Principal, Scope } from '../auth/principal.js';
 import type { ConnectionCatalog } from '../db/connections/connectionCatalog.js';
 import type { QueryHistory } from '../db/results/queryHistory.js';
@@ -22,7 +24,14 @@ export type CallContext = {
   consent: Consent;
   /** Records an activity row; the caller (token, client) and the trace context are filled in. */
   audit(entry: Omit<ActivityEntry, 'tokenId' | 'tokenName' | 'clientName' | 'trace'>): void;
+  /** Adds to the `detail` of this call's own activity row (a kept write's undo id, or why there is none). */
+  noteActivity(detail: NonNullable<ActivityEntry['detail']>): void;
+  /** Whether approved writes keep their rows to be undone, and where they are kept. */
+  undo: UndoKeeping;
 };
+
+/** Undo (issue 31): the setting and bounds, and the store of kept rows. */
+export type UndoKeeping = { settings: UndoSettings; store: Pick<UndoStore, 'keep'> };
 
 export type ToolAnnotations = {
   readOnlyHint: boolean;

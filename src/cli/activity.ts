@@ -8,12 +8,15 @@ import {
   type ActivityCategory,
   type ActivityRow,
 } from '../activity/activityLog.js';
+import { type UndoState, UndoStore, withUndoState } from '../activity/undoStore.js';
 import { resolveSupportDir } from '../platform/supportDir.js';
 import { textTable } from './textTable.js';
 import { UsageError } from './usageError.js';
 import { terminalJson } from './terminalJson.js';
 
-const COLUMNS: [string, (row: ActivityRow) => string | null][] = [
+type ShownRow = ActivityRow & { undo: UndoState };
+
+const COLUMNS: [string, (row: ShownRow) => string | null][] = [
   ['TIME', (r) => r.time],
   ['CATEGORY', (r) => r.category],
   ['ACTION', (r) => r.action],
@@ -22,6 +25,9 @@ const COLUMNS: [string, (row: ActivityRow) => string | null][] = [
   ['CLIENT', (r) => r.client_name],
   ['CONNECTION', (r) => r.connection_id],
   ['ERROR', (r) => r.error],
+  // `available`: `sluice undo SEQ` takes the write back; `done`: it was.
+  ['UNDO', (r) => r.undo],
+  ['ID', (r) => String(r.seq)],
 ];
 
 function parseLimit(text: string | undefined): number | undefined {
@@ -37,7 +43,7 @@ function parseCategory(text: string | undefined): ActivityCategory | undefined {
   return category;
 }
 
-const table = (rows: ActivityRow[]): string =>
+const table = (rows: ShownRow[]): string =>
   textTable([COLUMNS.map(([title]) => title), ...rows.map((row) => COLUMNS.map(([, cell]) => cell(row) ?? '-'))]);
 
 /** `sluice activity`: prints the activity log newest first, or checks its hash chain. */
@@ -56,7 +62,8 @@ export async function activity(argv: string[]): Promise<void> {
   });
   const limit = parseLimit(values.limit);
   const category = parseCategory(values.category);
-  const path = join(resolveSupportDir(values['data-dir']), ACTIVITY_FILE);
+  const dataDir = resolveSupportDir(values['data-dir']);
+  const path = join(dataDir, ACTIVITY_FILE);
   if (!existsSync(path)) {
     // A listing asked for as JSON stays parseable.
     process.stdout.write(values.json && !values.verify ? '[]\n' : 'no activity yet\n');
@@ -71,7 +78,8 @@ export async function activity(argv: string[]): Promise<void> {
       if (!result.ok) process.exitCode = 1;
       return;
     }
-    const rows = log.list({ limit, category });
+    const undo = UndoStore.reader(dataDir);
+    const rows = log.list({ limit, category }).map((row) => withUndoState(row, undo));
     if (values.json) process.stdout.write(terminalJson(rows));
     else if (rows.length) process.stdout.write(`${table(rows)}\n`);
     else process.stdout.write(category ? 'no matching activity\n' : 'no activity yet\n');

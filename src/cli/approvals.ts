@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ENGINE_NAMES } from '../db/database.js';
-import { changesTableLines, CHANGES_LEGEND, destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, valueText, valueType } from '../core/shared/statementText.js';
+import { changesTableLines, CHANGES_LEGEND, destinationText, effectText, numberedLines, placeholderOf, rowsTableLines, undoText, valueText, valueType } from '../core/shared/statementText.js';
 import { visibleLinesText, visibleText } from '../core/shared/visibleText.js';
 import type { ConsentDialog } from '../runtime/consentDialogs.js';
 import type { ApprovalSheet, Refusal } from '../runtime/pairingService.js';
@@ -32,6 +32,7 @@ function describeDialog(dialog: ConsentDialog): string {
     ...(dialog.rows ? [] : dialog.params.map((value, i) => `    ${`${placeholderOf(dialog.placeholders, i)}:`.padEnd(15)}${valueType(value)} ${valueText(value)}`)),
     ...(dialog.effect ? [`    rows:          ${effectText(dialog.effect)}`] : []),
     ...(dialog.effect && 'changes' in dialog.effect ? [`    ${CHANGES_LEGEND}:`, ...changesTableLines(dialog.effect).map((line) => `      ${line}`)] : []),
+    ...(dialog.undo ? [`    undo:          ${undoText(dialog.undo)}`] : []),
     `    waiting:       ${dialog.waitingSeconds} s`,
   ].join('\n');
 }

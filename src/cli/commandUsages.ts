@@ -37,7 +37,7 @@ const sshTunnelOptions: Array<[string, string]> = [
 export const COMMAND_USAGES: CommandUsage[] = [
   {
     command: 'serve',
-    synopsis: '[--port N] [--console-port N | --no-console] [--no-auth] [--log-requests] [--no-notify] [--log-file FILE]',
+    synopsis: '[--port N] [--console-port N | --no-console] [--no-auth] [--log-requests] [--no-notify] [--no-undo] [--log-file FILE]',
     summary: 'run Sluice in the foreground',
     options: [
       ['--port N', 'MCP port on 127.0.0.1 (default 38621, or any free one; 0 = any)'],
@@ -46,6 +46,7 @@ export const COMMAND_USAGES: CommandUsage[] = [
       ['--no-auth', 'no bearer tokens: every caller is the anonymous, read-only principal'],
       ['--log-requests', 'one JSON line per request on stderr'],
       ['--no-notify', 'no desktop notification for waiting approvals'],
+      ['--no-undo', 'keep no rows of approved writes: nothing can be undone (config.json: "undo": false)'],
       ['--log-file FILE', 'append stderr to FILE'],
     ],
     example: 'sluice serve --port 0 --log-requests',
@@ -196,6 +197,16 @@ export const COMMAND_USAGES: CommandUsage[] = [
       ['--verify', 'check the hash chain'],
     ],
     example: 'sluice activity --category admin --limit 20',
+  },
+  {
+    command: 'undo',
+    synopsis: 'ACTIVITY-ID [--force] [--json]',
+    summary: 'take back an approved write (the activity row that ran it); a row changed since stops it',
+    options: [
+      ['--force', 'overwrite rows that changed since the write'],
+      ['--json', 'as JSON'],
+    ],
+    example: 'sluice undo 42',
   },
   { command: 'bridge', synopsis: '', summary: 'MCP over stdio for clients that launch servers', options: [], example: 'sluice bridge' },
   {

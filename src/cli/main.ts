@@ -23,6 +23,7 @@ const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve.js')).serve,
   tokens: async () => tokensCommand,
   activity: async () => (await import('./activity.js')).activity,
+  undo: async () => (await import('./undo.js')).undo,
   'open-url': async () => (await import('./openUrl.js')).openUrl,
   install: async () => (await import('./install.js')).install,
   uninstall: async () => (await import('./install.js')).uninstall,

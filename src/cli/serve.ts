@@ -26,6 +26,7 @@ export async function serve(argv: string[]): Promise<void> {
       'no-auth': { type: 'boolean' },
       'log-requests': { type: 'boolean' },
       'no-notify': { type: 'boolean' },
+      'no-undo': { type: 'boolean' },
       'log-file': { type: 'string' },
     },
     strict: true,
@@ -47,6 +48,7 @@ export async function serve(argv: string[]): Promise<void> {
     auth,
     ...(port !== undefined ? { port } : {}),
     ...(consolePort !== undefined ? { consolePort } : {}),
+    ...(values['no-undo'] ? { undo: { enabled: false } } : {}),
     ...(values['no-notify'] ? {} : { notifier: desktopNotifier({ log: (line) => process.stderr.write(line) }) }),
     ...(values['log-requests']
       ? { onRequestEnd: (trace) => process.stderr.write(requestLogLine(trace)) }

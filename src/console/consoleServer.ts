@@ -34,6 +34,7 @@ export const CONSOLE_COMMANDS = [
   'lockouts.clear',
   'customTools.define',
   'customTools.remove',
+  'activity.undo',
 ] as const;
 
 const STATIC_TYPES: Record<string, string> = {

@@ -1,5 +1,6 @@
 import { type PolicyChange, withPolicyChange } from '../db/connections/columnPolicyEdits.js';
 import type { ActivityEntry } from '../activity/activityLog.js';
+import { type UndoDeps, undoCommand } from './undoCommand.js';
 import { checkGrant, unknownTools } from '../auth/grant.js';
 import type { Lockout, Lockouts } from '../auth/lockouts.js';
 import { type TokenStore, withoutSecrets } from '../auth/tokenStore.js';
@@ -33,6 +34,9 @@ export type ControlDeps = {
   audit(entry: ActivityEntry): void;
   setEnabled(on: boolean): void;
   isEnabled(): boolean;
+  /** The activity log and the kept rows of writes, for `activity.undo`. */
+  activity: UndoDeps['activity'];
+  undoStore: UndoDeps['undoStore'];
 };
 
 function text(value: unknown, field: string): string {
@@ -62,6 +66,8 @@ export function controlHandlers(deps: ControlDeps): ControlHandlers {
     ...customToolCommands(deps),
     ...lockoutCommands(deps),
     ...serverCommands(deps),
+    // `sluice undo` and the console's Undo: takes back the write an activity row kept.
+    'activity.undo': undoCommand(deps),
   };
 }
 

@@ -338,6 +338,8 @@ export const APPLICATION = frozen({
   approvalProgressMs: 5 * SECOND,
   /** The OS credential store must answer its probe within this, or secrets stay in the files. */
   credentialProbeMs: 5 * SECOND,
+  /** The activity log's rows, and the kept rows of the writes they record (undo), are kept this many days. */
+  activityRetentionDays: 90,
 });
 
 /**
@@ -380,5 +382,6 @@ export const MASKING = frozen({ hashHexDigits: 16, keepFirstFrom: 4, maxRules: 1
  * Undo (issue 31; db/keptWrites.ts): an approved INSERT, UPDATE or DELETE keeps the rows it changes,
  * before and after, up to `maxRows` rows and `maxBytes` of them (past either, the dialog says before
  * approval that it cannot be undone, and nothing is kept); kept as long as the activity log keeps its rows.
+ * Kept rows are read again by key `keysPerRead` keys to a statement.
  */
-export const UNDO = frozen({ maxRows: 10_000, maxBytes: 50 * MIB });
+export const UNDO = frozen({ maxRows: 10_000, maxBytes: 50 * MIB, keysPerRead: 100 });

@@ -2,7 +2,7 @@ import { RawJson } from '../protocol/rawJson.js';
 import { type Engine, ENGINE_NAMES as SHARED_ENGINE_NAMES } from '../core/shared/engineNames.js';
 import type { BrowseRequest } from '../sql/browseSql.js';
 import type { ColumnOrigin } from './connections/columnPolicy.js';
-import type { KeepPlan, KeptWrite, RestorePlan, Restored } from './keptWrites.js';
+import type { KeepPlan, KeptVerb, KeptWrite, RestorePlan, Restored } from './keptWrites.js';
 import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
 
 export type { Engine };
@@ -223,6 +223,11 @@ export interface Database {
   write(sql: string, options: ReadOptions): Promise<ResultSet<Rows>>;
   /** `write`, keeping the rows it changes so that it can be taken back (keptWrites.ts). */
   keepWrite?(plan: KeepPlan): Promise<KeptWrite>;
+  /**
+   * Why this database cannot keep a write of `verb` although it has `keepWrite` (MySQL: an INSERT, which
+   * returns no rows), asked before consent; undefined when it can. Absent: it keeps every verb.
+   */
+  whyNotKept?(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined>;
   /** Takes a kept write back, unless a row changed since (keptWrites.ts). */
   restoreRows?(plan: RestorePlan): Promise<Restored>;
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>>;

@@ -36,6 +36,8 @@ export type KeepPlan = {
   selection?: RowSelection;
   maxRows: number;
   maxBytes: number;
+  /** The budget of the write's own answer (its RETURNING rows), as `Database.write`'s options; absent, `RESULTS.defaultRows` and `defaultBytes`. */
+  answer?: { maxRows: number; maxBytes?: number };
   timeoutMs: number;
   signal: AbortSignal;
 };

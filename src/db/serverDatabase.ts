@@ -23,6 +23,7 @@ import {
 import { DATABASES, RESULTS } from '../core/contract.js';
 import { answerRows } from './results/answerRows.js';
 import type { RehearsalPlan, Rehearsed } from './rehearsal.js';
+import type { KeepPlan, KeptVerb, KeptWrite, Restored, RestorePlan } from './keptWrites.js';
 
 export type StatementOptions = {
   params: unknown[];
@@ -47,6 +48,11 @@ export type ServerSessions = {
   holdRead?(sql: string, options: HeldStatementOptions): Promise<HeldResult>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
+  /** `Database.keepWrite` and `restoreRows`; absent where the engine keeps no write. */
+  keepWrite?(plan: KeepPlan): Promise<KeptWrite>;
+  restoreRows?(plan: RestorePlan): Promise<Restored>;
+  /** `Database.whyNotKept`: absent where the engine keeps every verb it keeps writes of. */
+  whyNotKept?(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined>;
   close(): Promise<void>;
 };
 
@@ -145,6 +151,26 @@ export abstract class ServerDatabase implements Database {
 
   async rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
     return (await this.#use()).rehearse(plan, signal);
+  }
+
+  /** `Database.keepWrite` for an engine whose sessions keep writes (PostgreSQL, MySQL/MariaDB). */
+  protected async keepOn(plan: KeepPlan): Promise<KeptWrite> {
+    const sessions = await this.#use();
+    if (!sessions.keepWrite) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
+    return sessions.keepWrite(plan);
+  }
+
+  /** `Database.whyNotKept`: asked of the engine's sessions where they can say (MySQL's INSERT). */
+  async whyNotKept(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined> {
+    const sessions = await this.#use();
+    return sessions.whyNotKept?.(verb, signal);
+  }
+
+  /** `Database.restoreRows` for an engine whose sessions keep writes. */
+  protected async restoreOn(plan: RestorePlan): Promise<Restored> {
+    const sessions = await this.#use();
+    if (!sessions.restoreRows) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
+    return sessions.restoreRows(plan);
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {

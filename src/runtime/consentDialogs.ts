@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyActorRef } from 'xstate';
 import type { ConsentAnswer, ConsentInput } from '../../machines/consent.js';
-export type { EffectEstimate, EffectPreview } from '../../machines/consent.js';
+export type { EffectEstimate, EffectPreview, UndoOutlook } from '../../machines/consent.js';
 import { childOf, childrenOfKind, consentId, type Supervisor } from '../../machines/supervisor.js';
 import type { AppClock } from '../core/clock.js';
 

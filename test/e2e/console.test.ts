@@ -686,6 +686,8 @@ describe('the console: commands, dialogs, activity and events', () => {
         placeholders: 'positional',
         // Tried in a transaction that was rolled back: the row it adds, with the key SQLite gives it.
         effect: { rows: 1, basis: 'exact', columns: ['id', 'name'], changes: [{ before: null, after: [expect.any(Number), marker] }] },
+        // It has a key and nothing escapes to other tables: it can be taken back once it ran.
+        undo: { possible: true },
         waitingSeconds: expect.any(Number),
       });
       expect(await client.command('approvals.approve', { id: dialog.id })).toEqual({ ok: true });
@@ -699,6 +701,17 @@ describe('the console: commands, dialogs, activity and events', () => {
 
       const check = await callTool(app, 'execute_query', { connection_id: 'demo', sql: `SELECT count(*) FROM genres WHERE name = '${marker}'` }, { headers: bearer(writer.plaintext) });
       expect(check.json.result.structuredContent.rows).toEqual([[1]]);
+
+      // The activity view shows the write can be undone; the page's Undo (POST /api/activity.undo) takes it back.
+      const wrote = () => client.get('/api/activity?limit=50').then((reply) => (reply.json.rows as any[]).find((r) => r.action === 'execute_query' && r.token_name === writer.name && r.undo !== null));
+      expect(await wrote()).toMatchObject({ outcome: 'success', undo: 'available' });
+      const { seq } = await wrote();
+      const undone = await client.command('activity.undo', { seq });
+      expect(undone).toEqual({ ok: true, rowsAffected: 1, undoSeq: expect.any(Number) });
+      expect(await wrote()).toMatchObject({ seq, undo: 'done' });
+      const gone = await callTool(app, 'execute_query', { connection_id: 'demo', sql: `SELECT count(*) FROM genres WHERE name = '${marker}'` }, { headers: bearer(writer.plaintext) });
+      expect(gone.json.result.structuredContent.rows).toEqual([[0]]);
+      expect((await client.post('/api/activity.undo', { seq })).json).toEqual({ error: `activity ${seq} was already undone (activity ${undone.undoSeq})` });
     });
 
     it('approvals.deny of a dialog → the write is a tool error `denied: …`', async () => {

@@ -15,7 +15,9 @@ import type { Database } from '../../src/db/database.js';
 import { type SavedConnection, writeConfig } from '../../src/db/connections/savedConnections.js';
 import type { SshOptions } from '../../src/db/reach/sshOptions.js';
 import { runSluice } from '../helpers/cli.js';
-import { availableServers, MYSQL_URL, POSTGRES_URL, type ServerEngine, slowSql } from '../helpers/engines.js';
+import { availableServers, createFixture, MYSQL_URL, POSTGRES_URL, type ServerEngine, slowSql } from '../helpers/engines.js';
+import { engineModule } from '../../src/db/engines/registry.js';
+import { UNDO } from '../../src/core/contract.js';
 
 /**
  * SSH tunnels against a real OpenSSH server this suite starts on a free loopback port, as the current
@@ -299,6 +301,31 @@ describe.skipIf(servers.length === 0)('SSH tunnels', () => {
         if (previous === undefined) delete process.env.SSH_AUTH_SOCK;
         else process.env.SSH_AUTH_SOCK = previous;
         agent.kill('SIGKILL');
+      }
+    });
+
+    it.each(servers)('%s: keeps a write and takes it back through the tunnel', async (engine) => {
+      const fixture = await createFixture(engine);
+      const url = (fixture.connection as { url: string }).url;
+      const db = openDatabase({ ...tunnelTo(engine, {}), url } as SavedConnection, systemClock, { knownHostsFile: knownHosts, home: homeWith() });
+      const signal = new AbortController().signal;
+      try {
+        const sql = `UPDATE authors SET born = born + 1 WHERE id < ${engine === 'postgres' ? '$1' : '?'}`;
+        const selection = await engineModule(engine).effects.rowSelection(sql, [3]);
+        const described = await db.describeTable(db.defaultSchema(), 'authors', signal);
+        if ('refused' in selection || !described) throw new Error('no plan');
+        const table = { schema: described.schema, name: described.name, target: 'authors', keys: ['id'], columns: described.columns };
+        const plan = { verb: 'UPDATE' as const, sql, params: [3], table, selection, maxRows: UNDO.maxRows, maxBytes: UNDO.maxBytes, timeoutMs: 20_000, signal };
+        const before = [['1', 'Ursula K. Le Guin', '1929'], ['2', 'Italo Calvino', '1923']];
+        const after = [['1', 'Ursula K. Le Guin', '1930'], ['2', 'Italo Calvino', '1924']];
+        const kept = { columns: ['id', 'name', 'born'], keys: [0], before, after };
+        expect(await db.keepWrite?.(plan)).toEqual({ result: { columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: 2 }, kept });
+        const undo = { verb: 'UPDATE' as const, table, rows: kept, force: false, timeoutMs: 20_000, signal };
+        expect(await db.restoreRows?.(undo)).toEqual({ restored: true, rowsAffected: 2, verb: 'UPDATE', kept: { ...kept, before: after, after: before } });
+        expect(await fixture.query('SELECT id, born FROM authors ORDER BY id')).toEqual([[1, 1929], [2, 1923], [3, 1947]]);
+      } finally {
+        await db.close();
+        await fixture.drop();
       }
     });
 

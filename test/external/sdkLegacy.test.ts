@@ -173,6 +173,8 @@ describe('the 1.x client over Streamable HTTP, legacy era 2025-11-25', () => {
       placeholders: 'positional',
       // Tried in a transaction that was rolled back: the row it would add.
       effect: { rows: 1, basis: 'exact', columns: ['id', 'name'], changes: [{ before: null, after: [expect.any(Number), 'Legacy conformance'] }] },
+      // It has a key and nothing escapes to other tables: it can be taken back once it ran.
+      undo: { possible: true },
       waitingSeconds: expect.any(Number),
     });
     // Nothing runs while the dialog waits.

@@ -179,6 +179,7 @@ function stateChecks(run: Run) {
         params: [],
         placeholders: 'positional',
         effect: expect.objectContaining({ rows: 1, basis: 'exact' }),
+        undo: { possible: true },
         waitingSeconds: 0,
       });
       await expectAsking(run, false, state.context.waitedS);

@@ -9,6 +9,7 @@ import { $, h } from './shared/dom.js';
 import { visibleNodes } from './shared/visible.js';
 import { visibleText } from './core/visibleText.js';
 import { state } from './state.js';
+import { undoControl } from './activityUndo.js';
 import { labelOf } from './words.js';
 
 const OUTCOME_LABELS = { success: 'Success', denied: 'Denied', error: 'Error', rateLimited: 'Rate limited' };
@@ -57,7 +58,7 @@ function renderActivity(rows, filtered) {
     ].filter(Boolean).join(' · ');
     return h(
       'tr',
-      { 'data-outcome': r.outcome ?? '', 'data-category': r.category ?? '' },
+      { 'data-seq': r.seq, 'data-outcome': r.outcome ?? '', 'data-category': r.category ?? '', 'data-undo': r.undo },
       h('td', { class: 'cell-time' }, validTime(r.time) ? logTime(r.time) : dash()),
       h(
         'td',
@@ -78,7 +79,8 @@ function renderActivity(rows, filtered) {
         { class: 'cell-details' },
         details ? h('span', { class: 'cell-title' }, details) : null,
         r.error ? h('span', { class: 'cell-error' }, visibleNodes(r.error)) : null,
-        !details && !r.error ? dash() : null,
+        !details && !r.error && !r.undo ? dash() : null,
+        undoControl(r),
       ),
     );
   });

@@ -5,6 +5,7 @@
 // draws every screen from each new state and starts the page; each screen is a module of its own.
 
 import { loadActivity, syncTokenFilter, wireActivityFilters } from './activity.js';
+import { wireUndoDialog } from './activityUndo.js';
 import { renderSheets, tickAllSheets } from './approvals.js';
 import { renderClients } from './clients.js';
 import { renderMasks, wireMaskForm } from './connectionMasks.js';
@@ -43,6 +44,7 @@ function start() {
   wireConnectionForm();
   wireMaskForm();
   wireActivityFilters();
+  wireUndoDialog();
   wireLockouts();
   // Headings focused programmatically drop their tabindex again once the user moves on.
   document.addEventListener('focusout', (event) => {

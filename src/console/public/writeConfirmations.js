@@ -47,6 +47,7 @@ function createDialogCard(dialog) {
     h('pre', { class: 'statement', tabindex: '0', role: 'region', 'aria-labelledby': `${id}-statement`, 'data-statement': '' }),
     h('div', { 'data-rows-box': '', hidden: true }, h('p', { class: 'statement-label', 'data-rows-label': '' }), h('div', { 'data-rows-table': '' })),
     h('div', { 'data-changes-box': '', hidden: true }, h('p', { class: 'statement-label' }, 'Rows that will change, before and after'), h('div', { 'data-changes-table': '' })),
+    h('p', { class: 'undo-line', 'data-undo': '', hidden: true }),
     h('p', { class: 'statement-label' }, 'Bound values'),
     h('div', { 'data-params-box': '' }),
     h('div', { class: 'error', role: 'alert', 'data-error': '' }),
@@ -112,8 +113,24 @@ function drawStatement(card, dialog) {
   );
 }
 
+/** Whether the write can be taken back once it ran, as decided before anyone approves it. */
+function drawUndo(card, undo) {
+  const line = $('[data-undo]', card);
+  line.hidden = !undo;
+  if (!undo) return;
+  line.dataset.undo = undo.possible ? 'possible' : 'impossible';
+  line.replaceChildren(
+    ...(undo.possible
+      ? ['You can take this back afterwards (Activity → Undo, or ', h('code', {}, 'sluice undo'), ').']
+      : ['This write cannot be undone: ', ...visibleNodes(undo.why), '.']),
+  );
+}
+
 function updateDialogCard(card, dialog) {
-  if (!card._dialog) drawStatement(card, dialog);
+  if (!card._dialog) {
+    drawStatement(card, dialog);
+    drawUndo(card, dialog.undo);
+  }
   card._dialog = dialog;
   const askedAt = (state?.now ?? appNow()) - (dialog.waitingSeconds ?? 0) * 1000;
   if (card._askedAt === undefined) card._askedAt = askedAt;

@@ -53,6 +53,16 @@ export function effectText(effect) {
 }
 
 /**
+ * Whether a write can be taken back once it ran, in words: the same in the console's dialog, `sluice
+ * approvals` and the elicitation message.
+ * @param {{ possible: true } | { possible: false, why: string }} undo
+ * @returns {string}
+ */
+export function undoText(undo) {
+  return undo.possible ? 'can be undone once it ran (sluice undo, or Undo in the console’s activity)' : `cannot be undone: ${visibleText(undo.why)}`;
+}
+
+/**
  * The cells of a row after a write that differ from the row before it (all of them for a row it adds or
  * deletes), by position: the ones a dialog marks.
  * @param {{ before: unknown[] | null, after: unknown[] | null }} change

@@ -57,7 +57,8 @@ export function withoutPassword(connection: SavedConnection): SavedConnection {
   return { ...shown, ssh };
 }
 
-export type Config = { connections: SavedConnection[] };
+/** The config file: the saved connections, and `undo: false` to keep no rows of approved writes (undo off). */
+export type Config = { connections: SavedConnection[]; undo?: boolean };
 
 export const CONFIG_FILE = 'config.json';
 
@@ -204,6 +205,11 @@ function withPassphrase(c: SavedConnection, found: Map<string, string>, account:
 }
 
 function readRaw(file: string): unknown[] | undefined {
+  return readRawFile(file)?.connections as unknown[] | undefined;
+}
+
+/** The config file as it is, checked to be an object with a `connections` array. */
+function readRawFile(file: string): Record<string, unknown> | undefined {
   if (!existsSync(file)) return undefined;
   let raw: unknown;
   try {
@@ -214,7 +220,8 @@ function readRaw(file: string): unknown[] | undefined {
   if (!isPlainObject(raw) || !Array.isArray(raw.connections)) {
     throw new ConfigError(`${file} must be an object with a "connections" array`);
   }
-  return raw.connections;
+  if (raw.undo !== undefined && typeof raw.undo !== 'boolean') throw new ConfigError(`${file}: "undo" must be true or false`);
+  return raw;
 }
 
 /** Ids of the connections whose password the config file says is in the OS credential store. */
@@ -260,7 +267,8 @@ export function readConfig(dataDir: string, secrets: SecretHome = SECRETS_IN_FIL
     passphrases = foundSsh;
     writeConfig(dataDir, { connections: restore(found) }, secrets);
   }).found;
-  return { connections: restore(found) };
+  const undo = readRawFile(file)?.undo as boolean | undefined;
+  return { connections: restore(found), ...(undo === undefined ? {} : { undo }) };
 }
 
 /**
@@ -270,7 +278,8 @@ export function readConfig(dataDir: string, secrets: SecretHome = SECRETS_IN_FIL
  */
 export function writeConfig(dataDir: string, config: Config, secrets: SecretHome = SECRETS_IN_FILES): void {
   const file = join(dataDir, CONFIG_FILE);
-  const raw = readRaw(file) ?? [];
+  const existing = readRawFile(file);
+  const raw = (existing?.connections as unknown[] | undefined) ?? [];
   const previous = storedPasswordIds(raw);
   const previousSsh = storedPassphraseIds(raw);
   const account = (id: string) => secretAccount(secrets, 'connection', id);
@@ -297,7 +306,8 @@ export function writeConfig(dataDir: string, config: Config, secrets: SecretHome
     secrets.store?.set(account(c.id), password);
     return { ...c, url: withPassword(c.url, ''), ...PASSWORD_IN };
   });
-  writeFileAtomic(file, `${JSON.stringify({ ...config, connections: entries }, null, 2)}\n`);
+  // Settings beside the connections (`undo`) stay as the file has them unless `config` names them.
+  writeFileAtomic(file, `${JSON.stringify({ ...existing, ...config, connections: entries }, null, 2)}\n`);
   const kept = new Set(entries.flatMap((entry) => ('passwordIn' in entry ? [entry.id] : [])));
   for (const id of previous) if (!kept.has(id as string)) secrets.store?.delete(account(id as string));
   for (const id of previousSsh) if (!sshKept.has(id as string)) secrets.store?.delete(sshAccount(id as string));

@@ -5,6 +5,7 @@ import { DriverFailure } from '../driverFailure.js';
 import type { HeldStatementOptions, ServerSessions, StatementOptions } from '../serverDatabase.js';
 import type { SshTunnel } from './sshTunnel.js';
 import type { RehearsalPlan, Rehearsed } from '../rehearsal.js';
+import type { KeepPlan, KeptVerb, KeptWrite, RestorePlan, Restored } from '../keptWrites.js';
 
 /**
  * A server's sessions through its SSH tunnel: each statement first has the tunnel open (or says why it
@@ -55,6 +56,25 @@ class TunneledSessions implements ServerSessions {
 
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed> {
     return this.#through(() => this.#sessions.rehearse(plan, signal));
+  }
+
+  keepWrite(plan: KeepPlan): Promise<KeptWrite> {
+    return this.#through(() => this.#passed('keepWrite').call(this.#sessions, plan));
+  }
+
+  restoreRows(plan: RestorePlan): Promise<Restored> {
+    return this.#through(() => this.#passed('restoreRows').call(this.#sessions, plan));
+  }
+
+  async whyNotKept(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined> {
+    return this.#sessions.whyNotKept ? this.#through(() => (this.#sessions.whyNotKept as NonNullable<ServerSessions['whyNotKept']>).call(this.#sessions, verb, signal)) : undefined;
+  }
+
+  /** A method the sessions under the tunnel may lack (ServerSessions), refused as the engine would refuse it. */
+  #passed<K extends 'keepWrite' | 'restoreRows'>(method: K): NonNullable<ServerSessions[K]> {
+    const found = this.#sessions[method];
+    if (!found) throw new DriverFailure('unsupported', 'this engine keeps no write to undo');
+    return found as NonNullable<ServerSessions[K]>;
   }
 
   async close(): Promise<void> {

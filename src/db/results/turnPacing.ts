@@ -7,10 +7,11 @@ import type { RowBudget } from './resultBudget.js';
  * `RESULTS.answerBatchChars` of the byte budget, so that converting and measuring them never holds it long.
  */
 export class TurnPacing {
-  readonly #budget: RowBudget;
+  readonly #budget: Pick<RowBudget, 'used'>;
   #since: number;
 
-  constructor(budget: RowBudget) {
+  /** `budget`: a RowBudget, or anything counting the bytes of the rows taken so far as `used`. */
+  constructor(budget: Pick<RowBudget, 'used'>) {
     this.#budget = budget;
     this.#since = budget.used;
   }

@@ -1,3 +1,4 @@
+import type { ActivityEntry } from '../../activity/activityLog.js';
 import type { Principal } from '../../auth/principal.js';
 import { createConsent } from '../../capabilities/consent.js';
 import { reportingWaits } from '../../capabilities/waitingProgress.js';
@@ -17,6 +18,7 @@ export function callContext(
   signal: SignalSource,
   stream: ProgressStream | undefined,
 ): CallContext {
+  const noted: NonNullable<ActivityEntry['detail']> = {};
   return {
     consent: createConsent({
       principal,
@@ -45,9 +47,12 @@ export function callContext(
       return signal();
     },
     progress: stream ? (progress, total, message) => stream.progress(progress, total, message) : () => {},
+    undo: deps.undo,
+    noteActivity: (detail) => Object.assign(noted, detail),
     audit: (entry) =>
       deps.audit({
         ...entry,
+        ...(Object.keys(noted).length > 0 ? { detail: { ...entry.detail, ...noted } } : {}),
         ...(principal.kind === 'token' ? { tokenId: principal.id, tokenName: principal.name } : {}),
         ...(era.clientInfo?.name ? { clientName: era.clientInfo.name } : {}),
         trace: era.trace,

@@ -4,6 +4,7 @@ import type { ActivityEntry } from '../../activity/activityLog.js';
 import type { CallerLimits } from '../../auth/callerLimits.js';
 import type { Principal } from '../../auth/principal.js';
 import type { MethodSpec } from '../../capabilities/methods.js';
+import type { UndoKeeping } from '../../capabilities/types.js';
 import type { ConnectionCatalog } from '../../db/connections/connectionCatalog.js';
 import type { QueryHistory } from '../../db/results/queryHistory.js';
 import { assertModernVersion, readEra, readLegacyMeta, type RequestEra, type RequestMeta, type TraceContext } from '../../protocol/era.js';
@@ -61,6 +62,8 @@ export type McpEndpointDeps = {
   heldReads: HeldReads;
   sessions: LegacySessions;
   clock: AppClock;
+  /** Whether approved writes keep their rows (undo), and where. */
+  undo: UndoKeeping;
 };
 
 const methodNotFound = (method: string) =>

@@ -101,6 +101,13 @@ describe('the count made from an UPDATE or DELETE (PostgreSQL, with its own pars
     expect(await on('DELETE FROM books')).toEqual({ sql: 'SELECT count(*) FROM books', params: [] });
   });
 
+  it('cuts at the characters the lexer means, past text beyond ASCII (it reports bytes of UTF-8)', async () => {
+    expect(await on("UPDATE bücher SET titel = 'ü𝔢' WHERE name = 'Ω' AND id = $1", ['x'])).toEqual({
+      sql: "SELECT count(*) FROM bücher WHERE name = 'Ω' AND id = $1",
+      params: ['x'],
+    });
+  });
+
   it('refuses WITH, FROM, USING, WHERE CURRENT OF, and a value bound both inside and outside the condition', async () => {
     const refusals = [
       ['WITH x AS (SELECT 1) DELETE FROM books WHERE id IN (SELECT * FROM x)', []],

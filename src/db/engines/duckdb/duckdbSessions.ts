@@ -25,6 +25,13 @@ import { EXPORTS, RESULTS } from '../../../core/contract.js';
 import { nextTurn } from '../../../core/nextTurn.js';
 import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import { type DuckdbTarget, type HeldInstance, holdInstance } from './duckdbInstances.js';
+import type { KeepPlan, KeptWrite, Restored, RestorePlan } from '../../keptWrites.js';
+import { keepStepsPlan, restoreStepsPlan } from '../../keptPlans.js';
+import { keepSteps } from '../../keepSteps.js';
+import { restoreSteps } from '../../restoreSteps.js';
+import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
+import type { ExactDialect, TypedColumn } from '../../../sql/keptRowsSql.js';
+import { duckdbKeptSession } from './duckdbKeptSession.js';
 
 /**
  * JSON-safe values: 64-bit and larger integers as numbers when they fit, binary as `0x…` hex (cut to
@@ -159,6 +166,44 @@ export class DuckdbSessions implements ServerSessions {
       if (/conflict/i.test(error.message)) return { ran: false, stopped: 'lock' };
       throw error;
     }
+  }
+
+  /**
+   * The approved write with its rows kept (keepSteps.js), in one transaction on a connection of its own,
+   * committed whether the rows were kept or not; a failing statement closes the connection, which rolls
+   * it all back. Past `timeoutMs` the connection is interrupted, as a write's is.
+   */
+  async keepWrite(plan: KeepPlan): Promise<KeptWrite> {
+    refuseSeveral(plan.sql);
+    const steps = keepStepsPlan(plan, 'duckdb', EXACT_DIALECTS.duckdb as ExactDialect);
+    const answer = { maxRows: plan.answer?.maxRows ?? RESULTS.defaultRows, maxBytes: plan.answer?.maxBytes ?? RESULTS.defaultBytes };
+    return this.#session(plan, async (connection, step) => {
+      const run = (sql: string, params: unknown[]) => step(() => connection.stream(sql, params as never));
+      const write = async (sql: string, params: unknown[]) => collect(await run(sql, params), { ...answer, params, timeoutMs: plan.timeoutMs, signal: plan.signal }, step);
+      await step(() => connection.run('BEGIN TRANSACTION'));
+      const kept = await keepSteps(steps, duckdbKeptSession(run, step, plan.table.columns, write));
+      await step(() => connection.run('COMMIT'));
+      return kept as KeptWrite;
+    });
+  }
+
+  /**
+   * A kept write taken back (restoreSteps.js) in one transaction on a connection of its own: committed once
+   * restored, rolled back when rows changed since. Values are bound as text cast to each column's type now.
+   */
+  async restoreRows(plan: RestorePlan): Promise<Restored> {
+    return this.#session(plan, async (connection, step) => {
+      const run = (sql: string, params: unknown[]) => step(() => connection.stream(sql, params as never));
+      await step(() => connection.run('BEGIN TRANSACTION'));
+      const columns = await columnTypes(connection, plan, step);
+      const steps = restoreStepsPlan(plan, columns, EXACT_DIALECTS.duckdb as ExactDialect);
+      const refused = async () => {
+        throw new DriverFailure('unsupported', 'an undo runs no statement of its own');
+      };
+      const restored = await restoreSteps(steps, duckdbKeptSession(run, step, columns, refused));
+      await step(() => connection.run(restored.restored ? 'COMMIT' : 'ROLLBACK'));
+      return restored;
+    });
   }
 
   /** Interrupts the statements still running (they fail `not_connected`), then lets go of the database (closed once no connection uses it). */
@@ -432,6 +477,18 @@ async function handPages(result: DuckDBResult, options: StatementOptions, step: 
 }
 
 const columnsOf = (result: DuckDBResult): Column[] => result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
+
+/** The kept rows' columns with their types as the table declares them now; a column gone since fails the undo. */
+async function columnTypes(connection: DuckDBConnection, plan: RestorePlan, step: Step): Promise<TypedColumn[]> {
+  const sql = `SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2`;
+  const found = await step(() => connection.runAndReadAll(sql, [plan.table.schema, plan.table.name]));
+  const types = new Map(found.getRows().map(([name, type]) => [String(name), String(type)]));
+  return plan.rows.columns.map((name) => {
+    const type = types.get(name);
+    if (type === undefined) throw new DriverFailure('not_found', `${plan.table.name} has no column ${name} now`);
+    return { name, type };
+  });
+}
 
 /** DuckDB's message starts with its error type (`Catalog Error: …`), which is what the activity log keeps. */
 function failure(error: Error): Error {

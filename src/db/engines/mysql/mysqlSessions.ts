@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import mysql from 'mysql2';
 import type { ServerAddress } from '../../connections/connectionUrl.js';
@@ -6,7 +7,7 @@ import { DriverFailure, statementTimeout } from '../../driverFailure.js';
 import { MYSQL_CONNECTION_LOST, mysqlFailureKind } from '../../failureKinds.js';
 import { jsonValue } from '../../results/jsonText.js';
 import { type HeldStatementOptions, type ServerSessions, type StatementOptions } from '../../serverDatabase.js';
-import { RowBudget } from '../../results/resultBudget.js';
+import { CATALOG_BUDGET, RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
 import { TurnPacing } from '../../results/turnPacing.js';
 import { cancellable, wireValues } from '../../results/serverValues.js';
@@ -17,7 +18,22 @@ import { handedOn, HeldPages } from '../../results/heldPages.js';
 import type { AppClock } from '../../../core/clock.js';
 import { mysqlSsl } from '../../reach/tlsSettings.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
+import type { ExactValue, KeepPlan, KeptVerb, KeptWrite, Restored, RestorePlan } from '../../keptWrites.js';
+import { exactBytes, type Keep, type KeptSession, keepSteps } from '../../keepSteps.js';
+import { restoreSteps } from '../../restoreSteps.js';
+import { keepStepsPlan, restoreStepsPlan } from '../../keptPlans.js';
+import { withoutGenerated } from '../../generatedColumns.js';
+import { boundExact } from '../../exactBinding.js';
+import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
+import type { ExactDialect } from '../../../sql/keptRowsSql.js';
+import { exactCast, exactRow } from './mysqlExactValues.js';
+import { insertReturns, isMariadb } from './mysqlServerVersion.js';
 
+const exactDialect = EXACT_DIALECTS.mysql as ExactDialect;
+/** A table's generated columns, as MySQL (`VIRTUAL GENERATED`, `STORED GENERATED`) and MariaDB (also `PERSISTENT` before 10.2) mark them. */
+const GENERATED_COLUMNS = `SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?
+  AND EXTRA IN ('VIRTUAL GENERATED', 'STORED GENERATED', 'VIRTUAL', 'PERSISTENT')`;
+const EVERY_ROW: Keep = { rows: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER, toEnd: true };
 const TYPE_NAMES = new Map(Object.entries(mysql.Types).map(([name, code]) => [code as number, name.toLowerCase()]));
 const ENGINE_TIMEOUTS = new Set([1969, 3024]);
 const INTERRUPTED = 1317;
@@ -54,7 +70,8 @@ export class MysqlSessions implements ServerSessions {
   readonly #reads: mysql.Pool;
   readonly #writes: mysql.Pool;
   readonly #secrets: string[];
-  #flavor: Promise<'mariadb' | 'mysql'> | undefined;
+  /** The server's VERSION(), asked once. */
+  #version: Promise<string> | undefined;
 
   readonly #clock: AppClock;
   readonly #owners: Handover<mysql.PoolConnection>;
@@ -224,6 +241,98 @@ export class MysqlSessions implements ServerSessions {
     }
   }
 
+  /** Asked before consent: an INSERT is kept only where the server can return the rows it adds (MariaDB 10.5 and later). */
+  async whyNotKept(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined> {
+    if (verb !== 'INSERT') return undefined;
+    const options: StatementOptions = { params: [], maxRows: 1, maxBytes: RESULTS.defaultBytes, timeoutMs: DATABASES.introspectionTimeoutMs, signal };
+    const version = await this.#session(this.#reads, options, (connection) => this.#serverVersion(connection));
+    return insertReturns(version) ? undefined : notReturned(version);
+  }
+
+  /**
+   * An approved write with the rows it changes kept (keepSteps.js), in one transaction on a write session
+   * with the write's time limit, committed whether or not they could be kept. An INSERT's rows are kept
+   * only where it can return them (MariaDB 10.5 and later); elsewhere it runs as `write` does, not kept.
+   */
+  keepWrite(plan: KeepPlan): Promise<KeptWrite> {
+    const options: StatementOptions = { maxBytes: RESULTS.defaultBytes, ...(plan.answer ?? { maxRows: RESULTS.defaultRows }), params: plan.params, timeoutMs: plan.timeoutMs, signal: plan.signal };
+    return this.#session(this.#writes, options, async (connection, stop) => {
+      await run(connection, await this.#sessionSettings(connection, false, plan.timeoutMs));
+      const version = await this.#serverVersion(connection);
+      const write = (sql: string, params: unknown[]) => this.#collect(connection, sql, { ...options, params }, stop, false);
+      await run(connection, 'START TRANSACTION');
+      let kept: KeptWrite;
+      if (plan.verb === 'INSERT' && !insertReturns(version)) {
+        kept = { result: await write(plan.sql, plan.params), notKept: notReturned(version) };
+      } else {
+        const session = this.#keptSession(connection, write);
+        const generated = await this.#exact(connection, GENERATED_COLUMNS, [plan.table.schema, plan.table.name], EVERY_ROW);
+        const steps = keepStepsPlan(withoutGenerated(plan, new Set(generated.rows.map(([name]) => String(name)))), 'mysql', exactDialect);
+        kept = (await keepSteps(steps, session)) as KeptWrite;
+      }
+      await run(connection, 'COMMIT');
+      return kept;
+    });
+  }
+
+  /**
+   * A kept write taken back (restoreSteps.js) in one transaction on a write session, committed once the
+   * rows are put back, rolled back when a row changed since (and not `force`).
+   */
+  restoreRows(plan: RestorePlan): Promise<Restored> {
+    const steps = restoreStepsPlan(plan, plan.rows.columns.map((name) => ({ name, type: '' })), exactDialect);
+    const options: StatementOptions = { ...CATALOG_BUDGET, params: [], timeoutMs: plan.timeoutMs, signal: plan.signal };
+    return this.#session(this.#writes, options, async (connection) => {
+      await run(connection, await this.#sessionSettings(connection, false, plan.timeoutMs));
+      await run(connection, 'START TRANSACTION');
+      const restored = await restoreSteps(steps, this.#keptSession(connection, () => Promise.reject(new Error('an undo runs no approved statement'))));
+      await run(connection, restored.restored ? 'COMMIT' : 'ROLLBACK');
+      return restored;
+    });
+  }
+
+  /** What keepSteps.js and restoreSteps.js run through on `connection`, inside its transaction. */
+  #keptSession(connection: mysql.PoolConnection, write: KeptSession['write']): KeptSession {
+    return { exact: (sql, params, keep) => this.#exact(connection, sql, params, keep), write, bind: boundExact, turn: nextTurn };
+  }
+
+  /**
+   * One statement of a kept write over the binary protocol, its rows in exact form (mysqlExactValues.ts)
+   * kept to `keep`, read to the end (a session inside a transaction cannot be abandoned), and the rows it
+   * changed (a MariaDB INSERT … RETURNING reports none of its own: its rows are it; a SELECT's rows change nothing).
+   */
+  #exact(connection: mysql.PoolConnection, sql: string, params: unknown[], keep: Keep): Promise<{ rows: ExactValue[][]; rowsAffected: number; over: boolean }> {
+    return new Promise((resolve, reject) => {
+      let fields: Field[] = [];
+      const rows: ExactValue[][] = [];
+      const counted = { used: 0 };
+      const pacing = new TurnPacing(counted);
+      let over = false;
+      let changed = 0;
+      let returned = 0;
+      const command = connection.execute({ sql, values: params, rowsAsArray: true, typeCast: exactCast });
+      command.on('fields', (received: Field[] | undefined) => {
+        fields = received ?? [];
+      });
+      command.on('result', (row: unknown) => {
+        if (!Array.isArray(row)) {
+          changed += affectedRows(row);
+          return;
+        }
+        returned += 1;
+        if (over) return;
+        const values = exactRow(row, fields);
+        counted.used += exactBytes(values);
+        over = rows.length === keep.rows || counted.used > keep.bytes;
+        if (!over) rows.push(values);
+        if (pacing.due()) takeTurn(connection);
+      });
+      settleOn(connection, command, reject, () =>
+        resolve({ rows: over ? [] : rows, rowsAffected: changed || (/^SELECT /.test(sql) ? 0 : returned), over }),
+      );
+    });
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.#held].map((held) => held.close()));
     await Promise.all([this.#reads.promise().end(), this.#writes.promise().end()]);
@@ -319,7 +428,7 @@ export class MysqlSessions implements ServerSessions {
       });
       command.on('result', (row: unknown) => {
         if (!Array.isArray(row)) {
-          rowsAffected += Number((row as { affectedRows?: number }).affectedRows ?? 0);
+          rowsAffected += affectedRows(row);
           return;
         }
         returned += 1;
@@ -328,11 +437,7 @@ export class MysqlSessions implements ServerSessions {
         if (values) for (const i of jsonColumns) if (typeof values[i] === 'string') values[i] = jsonValue(values[i] as string);
         if (values && budget.take(values)) {
           rows.push(values);
-          // The packets read so far wait, paused, while the loop takes a turn.
-          if (pacing.due()) {
-            connection.pause();
-            void nextTurn().then(() => connection.resume());
-          }
+          if (pacing.due()) takeTurn(connection);
         } else {
           truncatedBy = values ? 'max_bytes' : 'max_rows';
           if (stopEarly) {
@@ -341,15 +446,7 @@ export class MysqlSessions implements ServerSessions {
           }
         }
       });
-      const settle = failOnLoss(connection, reject);
-      command.on('error', (error: MysqlError) => {
-        settle();
-        reject(error);
-      });
-      command.on('end', () => {
-        settle();
-        finish();
-      });
+      const settle = settleOn(connection, command, reject, () => finish());
       // A write whose rows come back (MariaDB's INSERT or DELETE … RETURNING) reports no count of its own: its rows are it.
       const finish = () =>
         resolve({ columns, rows, ...budget.outcome(truncatedBy), rowsAffected: stopEarly ? rowsAffected : rowsAffected || returned });
@@ -416,8 +513,7 @@ export class MysqlSessions implements ServerSessions {
    * past every other layer) carries over: its read-only default and the statement's time limit.
    */
   async #sessionSettings(connection: mysql.PoolConnection, readOnly: boolean, timeoutMs: number): Promise<string> {
-    this.#flavor ??= this.#detectFlavor(connection);
-    return (await this.#flavor) === 'mariadb'
+    return isMariadb(await this.#serverVersion(connection))
       ? `SET SESSION tx_read_only = ${Number(readOnly)}, SESSION max_statement_time = ${(timeoutMs / 1000).toFixed(3)}`
       : `SET SESSION transaction_read_only = ${Number(readOnly)}, SESSION max_execution_time = ${Math.ceil(timeoutMs)}`;
   }
@@ -426,18 +522,14 @@ export class MysqlSessions implements ServerSessions {
    * Asked on the session that needs the answer: asking the pool for another session deadlocked when
    * every session of the pool was already waiting for the answer.
    */
-  async #detectFlavor(connection: mysql.PoolConnection): Promise<'mariadb' | 'mysql'> {
-    try {
-      const version = await new Promise<string>((resolve, reject) =>
-        connection.query({ sql: 'SELECT VERSION()', rowsAsArray: true }, (error, rows) =>
-          error ? reject(error) : resolve(String((rows as unknown[][])[0]?.[0])),
-        ),
-      );
-      return version.includes('MariaDB') ? 'mariadb' : 'mysql';
-    } catch (error) {
-      this.#flavor = undefined;
+  #serverVersion(connection: mysql.PoolConnection): Promise<string> {
+    this.#version ??= new Promise<string>((resolve, reject) =>
+      connection.query({ sql: 'SELECT VERSION()', rowsAsArray: true }, (error, rows) => (error ? reject(error) : resolve(String((rows as unknown[][])[0]?.[0])))),
+    ).catch((error: unknown) => {
+      this.#version = undefined;
       throw error;
-    }
+    });
+    return this.#version;
   }
 
   async #killQuery(threadId: number): Promise<void> {
@@ -468,6 +560,8 @@ export class MysqlSessions implements ServerSessions {
   }
 }
 
+const notReturned = (version: string) => `${isMariadb(version) ? 'MariaDB before 10.5' : 'MySQL'} cannot return the rows an INSERT adds`;
+
 /** A JSON column: MySQL's JSON type, or MariaDB's JSON (a LONGTEXT) as its extended metadata says. */
 const isJson = (field: Field) => (field.columnType ?? field.type) === mysql.Types.JSON || field.extendedFormat === 'json';
 /** A result column; its origin is the field's original table and name, when it is a plain read of one. */
@@ -490,6 +584,32 @@ function failOnLoss(connection: mysql.PoolConnection, reject: (error: MysqlError
     connection.off('end', lost);
   };
 }
+
+/**
+ * Ends a statement's promise: `end` once it is done, `reject` when it fails or the connection is lost;
+ * returns how to stop watching (a statement abandoned before its end).
+ */
+function settleOn(connection: mysql.PoolConnection, command: EventEmitter, reject: (error: MysqlError) => void, end: () => void): () => void {
+  const settle = failOnLoss(connection, reject);
+  command.on('error', (error: MysqlError) => {
+    settle();
+    reject(error);
+  });
+  command.on('end', () => {
+    settle();
+    end();
+  });
+  return settle;
+}
+
+/** The packets read so far wait, paused, while the loop takes a turn. */
+function takeTurn(connection: mysql.PoolConnection): void {
+  connection.pause();
+  void nextTurn().then(() => connection.resume());
+}
+
+/** The rows an OK packet says a statement changed. */
+const affectedRows = (packet: unknown) => Number((packet as { affectedRows?: number }).affectedRows ?? 0);
 
 function run(connection: mysql.PoolConnection, sql: string): Promise<void> {
   return new Promise((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve())));

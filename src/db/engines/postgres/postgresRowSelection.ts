@@ -43,7 +43,7 @@ export async function postgresRowSelection(sql: string, params: unknown[]): Prom
   if (tree.withClause || tree.fromClause || tree.usingClause) return { refused: 'a statement with WITH, FROM or USING is not previewed' };
   if (hasKey(tree.whereClause, 'CurrentOfExpr')) return { refused: 'WHERE CURRENT OF is not previewed' };
 
-  const tokens = ((await scan(sql)).tokens as Token[]).filter((t) => t.text !== ';' && !COMMENTS.has(t.tokenName));
+  const tokens = inCodeUnits(sql, (await scan(sql)).tokens as Token[]).filter((t) => t.text !== ';' && !COMMENTS.has(t.tokenName));
   const keyword = (text: string, from: number) => {
     let depth = 0;
     for (let i = from; i < tokens.length; i++) {
@@ -89,6 +89,25 @@ export async function postgresRowSelection(sql: string, params: unknown[]): Prom
     isDeepStrictEqual(comparable(select.fromClause[0], numbers), comparable({ RangeVar: tree.relation }, numbers)) &&
     isDeepStrictEqual(comparable(select.whereClause, identity(numbers)), comparable(tree.whereClause, numbers));
   return same ? selection : { refused: 'the statement cannot be cut without changing its meaning' };
+}
+
+/**
+ * The lexer's tokens with their places in `sql` as JavaScript indexes them (UTF-16 code units): it
+ * reports bytes of UTF-8, which differ from the first character past ASCII on (`'ü'` cut in the middle).
+ */
+function inCodeUnits(sql: string, tokens: Token[]): Token[] {
+  if (Buffer.byteLength(sql, 'utf8') === sql.length) return tokens;
+  let byte = 0;
+  let index = 0;
+  const at = (target: number) => {
+    while (byte < target && index < sql.length) {
+      const code = sql.codePointAt(index) as number;
+      byte += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+      index += code > 0xffff ? 2 : 1;
+    }
+    return index;
+  };
+  return tokens.map((t) => ({ ...t, start: at(t.start), end: at(t.end) }));
 }
 
 /** The renumbering already applied to the cut text: each new number stands for itself. */

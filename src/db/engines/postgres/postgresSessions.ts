@@ -21,6 +21,14 @@ import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
 import { nextTurn } from '../../../core/nextTurn.js';
 import { type RehearsalPlan, type RehearsalRun, type Rehearsed, rehearseSteps } from '../../rehearsal.js';
 import { type Handover, SessionOwners, sessionOwner } from '../../connections/sessionOwner.js';
+import type { ExactValue, KeepPlan, KeptWrite, Restored, RestorePlan } from '../../keptWrites.js';
+import { exactBytes, type Keep, type KeptSession, keepSteps } from '../../keepSteps.js';
+import { restoreSteps } from '../../restoreSteps.js';
+import { keepStepsPlan, restoreStepsPlan } from '../../keptPlans.js';
+import { withoutGenerated } from '../../generatedColumns.js';
+import { boundExact } from '../../exactBinding.js';
+import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
+import type { ExactDialect } from '../../../sql/keptRowsSql.js';
 
 /** Dates and times stay as PostgreSQL prints them (no time-zone shifts); 64-bit integers become numbers when they fit. */
 const RAW_TEXT_TYPES = new Set([1082, 1083, 1114, 1184, 1186, 1266]);
@@ -70,6 +78,13 @@ const RELATION_EXISTS = `SELECT to_regclass(CASE WHEN $1::text IS NULL THEN quot
 const PROCEDURE_EXISTS = `SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
   WHERE p.prokind = 'p' AND p.proname = $2::text
   AND (n.nspname = $1::text OR ($1::text IS NULL AND n.nspname = ANY (current_schemas(true)))))`;
+
+/** Every value as PostgreSQL's text output, unparsed: the exact form a kept write reads (keptWrites.ts). */
+const EXACT_TEXT = { getTypeParser: () => (text: string) => text } as unknown as pg.CustomTypesConfig;
+const exactDialect = EXACT_DIALECTS.postgres as ExactDialect;
+/** A table's generated columns (`attgenerated`, read through to_jsonb so that a server before 12, which has none, answers none). */
+const GENERATED_COLUMNS = `SELECT a.attname FROM pg_attribute a
+  WHERE a.attrelid = to_regclass(quote_ident($1::text) || '.' || quote_ident($2::text)) AND coalesce(to_jsonb(a) ->> 'attgenerated', '') <> ''`;
 
 const shownName = ({ schema, name }: CatalogName) => (schema === null ? name : `${schema}.${name}`);
 
@@ -302,6 +317,44 @@ export class PostgresSessions implements ServerSessions {
     });
   }
 
+  /**
+   * An approved write with the rows it changes kept (keepSteps.js), in one transaction on a write session
+   * within the write's `statement_timeout`, committed whether or not they could be kept.
+   */
+  keepWrite(plan: KeepPlan): Promise<KeptWrite> {
+    const answer = plan.answer ?? { maxRows: RESULTS.defaultRows };
+    return this.#session(this.#writes, plan, async (client) => {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(plan.timeoutMs)}`);
+      const generated = await client.query<[string]>({ ...extended(GENERATED_COLUMNS, [plan.table.schema, plan.table.name]), types: EXACT_TEXT });
+      const steps = keepStepsPlan(withoutGenerated(plan, new Set(generated.rows.map(([name]) => name))), 'postgres', exactDialect);
+      const write = async (sql: string, params: unknown[]) => {
+        const options = { maxBytes: RESULTS.defaultBytes, ...answer, params, timeoutMs: plan.timeoutMs, signal: plan.signal };
+        const rows = new BudgetedRows(options, (fields) => this.#columns(client, fields));
+        const result = await guarded(client, rows, () => client.query(extended(sql, params)));
+        return rows.resultSet(ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0);
+      };
+      const kept = (await keepSteps(steps, keptSession(client, plan.timeoutMs, write))) as KeptWrite;
+      await client.query('COMMIT');
+      return kept;
+    });
+  }
+
+  /**
+   * A kept write taken back (restoreSteps.js) in one transaction on a write session, committed once the
+   * rows are put back, rolled back when a row changed since (and not `force`).
+   */
+  restoreRows(plan: RestorePlan): Promise<Restored> {
+    const steps = restoreStepsPlan(plan, plan.rows.columns.map((name) => ({ name, type: '' })), exactDialect);
+    return this.#session(this.#writes, plan, async (client) => {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL statement_timeout = ${Math.ceil(plan.timeoutMs)}`);
+      const restored = await restoreSteps(steps, keptSession(client, plan.timeoutMs));
+      await client.query(restored.restored ? 'COMMIT' : 'ROLLBACK');
+      return restored;
+    });
+  }
+
   async close(): Promise<void> {
     // A held session is out of the pool, and ending a pool waits for its sessions to come back.
     await Promise.all([...this.#held].map((held) => held.close()));
@@ -410,6 +463,77 @@ export class PostgresSessions implements ServerSessions {
 async function resetSession(client: pg.PoolClient): Promise<void> {
   await client.query('DISCARD ALL');
   await client.query({ text: 'SELECT setseed($1)', values: [randomInt(2 ** 47) / 2 ** 47] });
+}
+
+/**
+ * The session keepSteps.js and restoreSteps.js run through, on `client` inside its transaction: `exact`
+ * reads every value as its text (EXACT_TEXT) and binds text; `write` runs the approved statement; long
+ * comparisons give the event loop turns. Each statement has `timeoutMs` (its `statement_timeout`), and
+ * none starts once they have taken that long together.
+ */
+function keptSession(client: pg.PoolClient, timeoutMs: number, write: KeptSession['write'] = refuseWrite): KeptSession {
+  const started = performance.now();
+  const inTime = () => {
+    if (performance.now() - started >= timeoutMs) throw statementTimeout();
+  };
+  return {
+    exact: async (sql, params, keep) => {
+      inTime();
+      const rows = new ExactRows(keep);
+      const result = await guarded(client, rows, () => client.query({ ...extended(sql, params), types: EXACT_TEXT }));
+      return { rows: rows.over ? [] : rows.rows, rowsAffected: ROW_COUNTING_COMMANDS.has(result.command) ? (result.rowCount ?? 0) : 0, over: rows.over };
+    },
+    write: async (sql, params) => {
+      inTime();
+      return write(sql, params);
+    },
+    bind: boundExact,
+    turn: nextTurn,
+  };
+}
+
+/** An undo runs no approved statement. */
+const refuseWrite = () => Promise.reject(new Error('an undo runs no approved statement'));
+
+/**
+ * Rows in exact form kept to `keep` (keepSteps.js): past its rows or bytes (exactBytes), `over`. The guard
+ * drops what could not be kept on the socket, so a statement with many rows still runs to its end.
+ */
+class ExactRows {
+  readonly #keep: Keep;
+  readonly rows: ExactValue[][] = [];
+  /** exactBytes of the rows taken so far. */
+  used = 0;
+  readonly #pacing = new TurnPacing(this);
+  over = false;
+
+  constructor(keep: Keep) {
+    this.#keep = keep;
+  }
+
+  get rowsLeft(): number {
+    return this.over ? 0 : this.#keep.rows + 1 - this.rows.length;
+  }
+
+  /** Twice the bytes left: what the guard measures of a row (its wire message) is near what exactBytes counts. */
+  get allowance(): number {
+    return 2 * Math.max(0, this.#keep.bytes - this.used) + 1_024;
+  }
+
+  get empty(): boolean {
+    return false;
+  }
+
+  async add(result: pg.QueryArrayResult, dropped: number): Promise<void> {
+    for (const row of (result.rows ?? []) as ExactValue[][]) {
+      if (this.over) return;
+      this.used += exactBytes(row);
+      this.over = this.rows.length === this.#keep.rows || this.used > this.#keep.bytes;
+      if (!this.over) this.rows.push(row);
+      if (this.#pacing.due()) await nextTurn();
+    }
+    if (dropped > 0) this.over = true;
+  }
 }
 
 /** Columns and rows kept against `maxRows` and the byte budget, batch by batch. */

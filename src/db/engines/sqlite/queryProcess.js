@@ -11,10 +11,15 @@ import { blobHex, RowBudget } from '../../results/resultBudget.js';
 import { RowPages } from '../../results/rowPages.js';
 import { rowText } from '../../results/valueText.js';
 import { rehearseSteps } from '../../rehearsal.js';
+import { keepSteps } from '../../keepSteps.js';
+import { restoreSteps } from '../../restoreSteps.js';
+import { keptSession } from './keptSession.js';
 import { COUNTING, DOES_NOT_PREPARE, isCloseFile, isPageWritten, NOT_READ_ONLY, processArgs } from './queryProcessMessages.js';
 
 /** @typedef {import('./queryProcessMessages.js').StatementRequest} Request */
 /** @typedef {import('./queryProcessMessages.js').Outcome} Outcome */
+/** @typedef {import('../../keepSteps.js').KeepStepsPlan} KeepStepsPlan */
+/** @typedef {import('../../restoreSteps.js').RestoreStepsPlan} RestoreStepsPlan */
 
 const { busyTimeoutMs, filesPerProcess } = processArgs(process.argv);
 const SQLITE_HEAP_BYTES = DATABASES.sqliteHeapMb * 1024 * 1024;
@@ -351,18 +356,28 @@ function write(db, request) {
   writers.set(request.path, request.owner);
   db.pragma('query_only = OFF');
   try {
-    const stmt = db.prepare(request.sql);
-    if (stmt.reader) {
-      const before = db.prepare('SELECT total_changes()').pluck().get();
-      const result = collect(stmt, request);
-      const after = db.prepare('SELECT total_changes()').pluck().get();
-      return { ok: true, ...result, rowsAffected: Number(after) - Number(before) };
-    }
-    const info = stmt.run(...request.params);
-    return { ok: true, columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: info.changes };
+    return { ok: true, ...writeStatement(db, request) };
   } finally {
     db.pragma('query_only = ON');
   }
+}
+
+/**
+ * The statement run as a consented write, answered as `write` answers: its own rows (RETURNING) within
+ * the request's budget, and the rows it changed.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ */
+function writeStatement(db, request) {
+  const stmt = db.prepare(request.sql);
+  if (stmt.reader) {
+    const before = db.prepare('SELECT total_changes()').pluck().get();
+    const result = collect(stmt, request);
+    const after = db.prepare('SELECT total_changes()').pluck().get();
+    return { ...result, rowsAffected: Number(after) - Number(before) };
+  }
+  const info = stmt.run(...request.params);
+  return { columns: [], rows: [], truncated: false, cellsCut: 0, rowsAffected: info.changes };
 }
 
 /**
@@ -417,6 +432,34 @@ function begunWithin(db, lockWaitMs) {
     return false;
   } finally {
     db.pragma(`busy_timeout = ${Number(busyTimeout)}`);
+  }
+}
+
+/**
+ * Runs `steps` (keepSteps.js, restoreSteps.js) in one write transaction, `BEGIN IMMEDIATE` waiting for
+ * another connection's write lock as any write does (the busy timeout): committed unless the steps found
+ * rows changed since (`restored: false`), rolled back when a statement fails. Answers with one row of one
+ * cell, the steps' outcome. The watchdog ends the process past the request's timeout, which rolls back too.
+ * @param {import('better-sqlite3').Database} db
+ * @param {Request} request
+ * @param {(session: import('../../keepSteps.js').KeptSession) => Promise<object>} steps
+ * @returns {Promise<Outcome>}
+ */
+async function keptWriteTransaction(db, request, steps) {
+  writers.set(request.path, request.owner);
+  db.pragma('query_only = OFF');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const outcome = await steps(keptSession(db, (sql, params) => writeStatement(db, { ...request, sql, params, rowsAs: 'values' })));
+      db.exec('restored' in outcome && !outcome.restored ? 'ROLLBACK' : 'COMMIT');
+      return { ok: true, columns: [], rows: [[outcome]], truncated: false, cellsCut: 0, rowsAffected: 0 };
+    } finally {
+      // A failed statement leaves the transaction open (or SQLite ended it already): nothing of it stays.
+      if (db.inTransaction) db.exec('ROLLBACK');
+    }
+  } finally {
+    db.pragma('query_only = ON');
   }
 }
 
@@ -509,6 +552,10 @@ async function answer(request) {
       return count(db, request);
     case 'rehearse':
       return rehearse(db, request);
+    case 'keep':
+      return keptWriteTransaction(db, request, (session) => keepSteps(/** @type {KeepStepsPlan} */ (request.keep), session));
+    case 'restore':
+      return keptWriteTransaction(db, request, (session) => restoreSteps(/** @type {RestoreStepsPlan} */ (request.restore), session));
     default:
       return read(db, request);
   }

@@ -27,11 +27,16 @@ export const processArgs = (argv) => ({ busyTimeoutMs: Number(argv[2]), filesPer
  * `rehearse` tries the write `plan` describes (db/rehearsal.js) in a transaction it rolls back, and
  * answers with one row of one cell: the `Rehearsed` outcome. `hold` is a read whose process keeps its
  * statement open when rows remain (`more`), in a read transaction; `next` reads its next page, `release` ends it.
+ * `keep` runs an approved write with its rows kept (`keep`, db/keepSteps.js; the write's own answer within
+ * `maxRows` and `maxBytes`), `restore` takes one back (`restore`, db/restoreSteps.js), each in one write
+ * transaction, answering with one row of one cell: the steps' outcome.
  * @typedef {{
- *   id: number, path: string, owner: string, mode: 'read' | 'hold' | 'next' | 'release' | 'pages' | 'write' | 'check' | 'count' | 'rehearse', timeoutMs: number,
+ *   id: number, path: string, owner: string, timeoutMs: number,
+ *   mode: 'read' | 'hold' | 'next' | 'release' | 'pages' | 'write' | 'check' | 'count' | 'rehearse' | 'keep' | 'restore',
  *   sql: string, params: unknown[], maxRows: number, maxBytes: number, cellBytes?: number,
  *   rowsAs?: 'values' | 'json', pageRows?: number, pageBytes?: number, counts?: string[], budgetMs?: number,
- *   plan?: import('../../rehearsal.js').RehearsalPlan
+ *   plan?: import('../../rehearsal.js').RehearsalPlan,
+ *   keep?: import('../../keepSteps.js').KeepStepsPlan, restore?: import('../../restoreSteps.js').RestoreStepsPlan
  * }} StatementRequest
  */
 

@@ -32,12 +32,17 @@ import { type HeldProcess, type SqliteFile, SqliteProcessPool } from './processP
 import { COUNTING } from './queryProcessMessages.js';
 import { sqlitePoolSettings } from './poolSettings.js';
 import type { RehearsalPlan, Rehearsed } from '../../rehearsal.js';
+import type { KeepPlan, KeptWrite, Restored, RestorePlan } from '../../keptWrites.js';
+import { keepStepsPlan, restoreStepsPlan } from '../../keptPlans.js';
+import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
 import { DATABASES, EXPORTS, RESULTS } from '../../../core/contract.js';
 import { type AppClock, systemClock } from '../../../core/clock.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
+import type { ExactDialect } from '../../../sql/keptRowsSql.js';
 
 const dialect = SQL_DIALECTS.sqlite;
 const { quoteIdent } = dialect;
+const exactDialect = EXACT_DIALECTS.sqlite as ExactDialect;
 
 /** The application's shared query pool, or (absent) a pool of this connection's own, on `clock`. */
 export type SqlitePoolChoice = { pool: SqliteProcessPool } | { clock?: AppClock };
@@ -263,6 +268,23 @@ export class SqliteDatabase implements Database {
     }
   }
 
+  /** The write run in the query process with its rows kept (`keep`), in one transaction that the process's end rolls back. */
+  async keepWrite(plan: KeepPlan): Promise<KeptWrite> {
+    const answer = plan.answer ?? { maxRows: RESULTS.defaultRows };
+    const keep = keepStepsPlan(plan, 'sqlite', exactDialect);
+    const request = { mode: 'keep' as const, ...this.#request(plan.sql, { ...answer, params: plan.params, rowsAs: 'values' }), keep };
+    const result = await this.#file.run(request, plan.signal, plan.timeoutMs);
+    return valuesOf(result.rows)[0]?.[0] as KeptWrite;
+  }
+
+  /** The kept write taken back in the query process (`restore`); SQLite binds each value as it was stored, so no column type is needed. */
+  async restoreRows(plan: RestorePlan): Promise<Restored> {
+    const restore = restoreStepsPlan(plan, plan.rows.columns.map((name) => ({ name, type: '' })), exactDialect);
+    const request = { mode: 'restore' as const, sql: '', params: [], ...CATALOG_BUDGET, restore };
+    const result = await this.#file.run(request, plan.signal, plan.timeoutMs);
+    return valuesOf(result.rows)[0]?.[0] as Restored;
+  }
+
   #statement(mode: 'read' | 'pages' | 'write', sql: string, options: ReadOptions, onPage?: PageReader): Promise<ResultSet<Rows>> {
     const request = {
       mode,
@@ -272,7 +294,7 @@ export class SqliteDatabase implements Database {
     return this.#file.run(request, options.signal, options.timeoutMs, onPage);
   }
 
-  #request(sql: string, options: ReadOptions) {
+  #request(sql: string, options: Pick<ReadOptions, 'params' | 'maxRows' | 'maxBytes' | 'rowsAs'>) {
     return {
       sql,
       params: options.params ?? [],
