@@ -59,7 +59,7 @@ export function effectText(effect) {
  * @returns {string}
  */
 export function undoText(undo) {
-  return undo.possible ? 'can be undone once it ran (sluice undo, or Undo in the console’s activity)' : `cannot be undone: ${visibleText(undo.why)}`;
+  return 'why' in undo ? `cannot be undone: ${visibleText(undo.why)}` : 'can be undone once it ran (sluice undo, or Undo in the console’s activity)';
 }
 
 /**
