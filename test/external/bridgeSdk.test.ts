@@ -110,6 +110,7 @@ describe('@modelcontextprotocol/sdk 1.x over StdioClientTransport', () => {
           '  | id | name',
           '--+----+-----------',
           '+ | 13 | "Stdio v1"',
+          'It can be undone once it ran (sluice undo, or Undo in the console’s activity).',
           'Approve it only if you expect this change.',
         ].join('\n'),
         requestedSchema: {

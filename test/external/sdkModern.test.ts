@@ -114,6 +114,7 @@ describe('the 2.x client, pinned to 2026-07-28', () => {
           '  | id | name',
           '--+----+--------------',
           '+ | 13 | "Conformance"',
+          'It can be undone once it ran (sluice undo, or Undo in the console’s activity).',
           'Approve it only if you expect this change.',
         ].join('\n'),
         requestedSchema: {
