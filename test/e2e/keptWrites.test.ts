@@ -11,7 +11,7 @@ import { DuckdbDatabase } from '../../src/db/engines/duckdb/duckdbDatabase.js';
 import { holdInstance } from '../../src/db/engines/duckdb/duckdbInstances.js';
 import { engineModule } from '../../src/db/engines/registry.js';
 import { SqliteDatabase } from '../../src/db/engines/sqlite/sqliteDatabase.js';
-import type { KeepPlan, KeptRows, KeptVerb, KeptWrite, Restored } from '../../src/db/keptWrites.js';
+import type { ExactValue, KeepPlan, KeptRows, KeptVerb, KeptWrite, Restored } from '../../src/db/keptWrites.js';
 
 /**
  * Undo at the db level (issue 31, items 2 and 3) on the embedded engines: an approved INSERT, UPDATE or
@@ -153,7 +153,7 @@ async function keep(h: Harness, sql: string, table: keyof typeof KEYS, bounds: P
 const restore = (h: Harness, verb: KeptVerb, table: string, rows: KeptRows, force = false): Promise<Restored> =>
   h.db.restoreRows!({ verb, table: { schema: 'main', name: table }, rows, force, timeoutMs: 10_000, signal });
 
-function kept(write: KeptWrite): KeptRows {
+function kept(write: KeptWrite): KeptRows<ExactValue[]> {
   if (!('kept' in write)) throw new Error(`not kept: ${write.notKept}`);
   return write.kept;
 }
@@ -261,24 +261,42 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
     expect(await h.digest('things')).toBe(since);
     const forced = done(await restore(h, 'UPDATE', 'things', rows, true));
     expect(forced.rowsAffected).toBe(2);
-    expect(forced.kept.before.map((row) => row[5])).toEqual(['since']);
+    // The forced undo's own rows say what it did to each row: the one gone inserted again (absent before), the other set back.
+    expect(forced).toMatchObject({ verb: 'UPDATE', kept: { before: [null, refused.restored === false && refused.differs[1]?.now], after: rows.before } });
     expect(await h.digest('things')).toBe(original);
+    // Taken back in turn, it deletes the row it inserted and sets the other as it found it: the table as it was before the undo.
+    expect(done(await restore(h, forced.verb, 'things', forced.kept))).toMatchObject({ rowsAffected: 2, verb: 'UPDATE', kept: { before: rows.before, after: [null, forced.kept.before[1]] } });
+    expect(await h.digest('things')).toBe(since);
   });
 
-  it('refuses to take back an INSERT whose row is gone, or a DELETE whose key is taken again; forced, it does', async () => {
+  it('refuses to take back an INSERT whose row is gone or changed, or a DELETE whose key is taken again; forced, it does, and that is taken back exactly', async () => {
     const inserted = kept(await keep(h, h.insert, 'things'));
     await h.exec('DELETE FROM things WHERE shop = 9 AND id = 2');
+    await h.exec("UPDATE things SET txt = 'changed' WHERE shop = 9 AND id = 1");
+    const changed = await h.digest('things');
     const gone = await restore(h, 'INSERT', 'things', inserted);
-    expect(gone.restored === false && gone.differs.map((d) => [d.now, d.expected])).toEqual([[null, inserted.after[1]]]);
-    expect(done(await restore(h, 'INSERT', 'things', inserted, true)).rowsAffected).toBe(1);
+    const changedRow = inserted.after[0]!.map((v, i) => (i === 5 ? 'changed' : v));
+    expect(gone.restored === false && gone.differs.map((d) => [d.now, d.expected])).toEqual([[changedRow, inserted.after[0]], [null, inserted.after[1]]]);
+    const removed = done(await restore(h, 'INSERT', 'things', inserted, true));
+    expect(removed).toEqual({ restored: true, rowsAffected: 1, verb: 'DELETE', kept: { ...inserted, before: [changedRow], after: [] } });
+    expect(await h.digest('things')).toBe(original);
+    done(await restore(h, removed.verb, 'things', removed.kept));
+    expect(await h.digest('things')).toBe(changed);
+    await h.exec('DELETE FROM things WHERE shop = 9');
     expect(await h.digest('things')).toBe(original);
 
-    const deleted = kept(await keep(h, 'DELETE FROM things WHERE shop = 3', 'things'));
+    const deleted = kept(await keep(h, 'DELETE FROM things WHERE shop IN (2, 3)', 'things'));
     await h.exec("INSERT INTO things (shop, id, txt) VALUES (3, 1, 'squatter')");
     const taken = await restore(h, 'DELETE', 'things', deleted);
+    const squatter = taken.restored === false ? taken.differs[0]?.now : undefined;
     expect(taken.restored === false && taken.differs.map((d) => [d.expected, d.now?.[5]])).toEqual([[null, 'squatter']]);
-    done(await restore(h, 'DELETE', 'things', deleted, true));
+    const squatted = await h.digest('things');
+    const replaced = done(await restore(h, 'DELETE', 'things', deleted, true));
+    // Two rows inserted again, one replaced: the undo's rows pair each with what was in its place.
+    expect(replaced).toEqual({ restored: true, rowsAffected: 3, verb: 'UPDATE', kept: { ...deleted, before: [null, null, squatter], after: deleted.before } });
     expect(await h.digest('things')).toBe(original);
+    expect(done(await restore(h, replaced.verb, 'things', replaced.kept))).toMatchObject({ rowsAffected: 3, verb: 'UPDATE', kept: { before: deleted.before, after: [null, null, squatter] } });
+    expect(await h.digest('things')).toBe(squatted);
   });
 
   it('keeps nothing past maxRows or maxBytes, or when an UPDATE changes a key, and the write still stands', async () => {
