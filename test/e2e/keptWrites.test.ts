@@ -34,8 +34,8 @@ type Harness = {
   close(): Promise<void>;
 };
 
-const ORDER = { things: 'shop, id', tags: 'name', parents: 'id', many: 'id' } as const;
-const SQLITE_COLUMNS = { things: ['shop', 'id', 'big', 'f', 'n', 'txt', 'b', 'j', 'v'], tags: ['name', 'note'], parents: ['id', 'label'], many: ['id', 'v'] };
+const ORDER = { things: 'shop, id', tags: 'name', parents: 'id', many: 'id', derived: 'id' } as const;
+const SQLITE_COLUMNS = { things: ['shop', 'id', 'big', 'f', 'n', 'txt', 'b', 'j', 'v'], tags: ['name', 'note'], parents: ['id', 'label'], many: ['id', 'v'], derived: ['id', 'a', 'twice', 'half'] };
 const ODD_TEXT = 'ℌ𝔢𝔩𝔩𝔬 \u202Ertl\u202C e\u0301 \uFEFF tab\there  ';
 const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
@@ -129,7 +129,7 @@ async function duckdbHarness(dir: string): Promise<Harness> {
   };
 }
 
-const KEYS = { things: ['shop', 'id'], tags: ['name'], parents: ['id'], many: ['id'] } as const;
+const KEYS = { things: ['shop', 'id'], tags: ['name'], parents: ['id'], many: ['id'], derived: ['id'] } as const;
 
 /** An approved write run with its rows kept, its plan made as the capability makes it (the engine's row selection). */
 async function keep(h: Harness, sql: string, table: keyof typeof KEYS, bounds: Partial<Pick<KeepPlan, 'maxRows' | 'maxBytes' | 'timeoutMs'>> = {}): Promise<KeptWrite> {
@@ -309,6 +309,29 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
     const now = await h.digest('things');
     expect(now.startsWith('7/')).toBe(true);
     expect(now).not.toBe(original);
+  });
+
+  it('keeps the columns a table stores of its own, and lets the engine compute its generated ones again', async () => {
+    // SQLite has stored and virtual generated columns; DuckDB virtual ones only.
+    await h.exec(
+      engine === 'sqlite'
+        ? 'CREATE TABLE derived (id INTEGER PRIMARY KEY, a INTEGER, twice INTEGER GENERATED ALWAYS AS (a * 2) STORED, half INTEGER AS (a / 2) VIRTUAL)'
+        : 'CREATE TABLE derived (id INTEGER PRIMARY KEY, a INTEGER, twice INTEGER GENERATED ALWAYS AS (a * 2) VIRTUAL, half AS (a // 2))',
+    );
+    await h.exec('INSERT INTO derived (id, a) VALUES (1, 10), (2, 21)');
+    const derived = await h.digest('derived');
+    const int = (n: number) => (engine === 'sqlite' ? { i: String(n) } : String(n));
+    const updated = kept(await keep(h, 'UPDATE derived SET a = a + 1 WHERE id > 0', 'derived'));
+    expect(updated).toEqual({ columns: ['id', 'a'], keys: [0], before: [[int(1), int(10)], [int(2), int(21)]], after: [[int(1), int(11)], [int(2), int(22)]] });
+    done(await restore(h, 'UPDATE', 'derived', updated));
+    expect(await h.digest('derived')).toBe(derived);
+    const deleted = kept(await keep(h, 'DELETE FROM derived', 'derived'));
+    done(await restore(h, 'DELETE', 'derived', deleted));
+    expect(await h.digest('derived')).toBe(derived);
+    const inserted = kept(await keep(h, 'INSERT INTO derived (id, a) VALUES (3, 7)', 'derived'));
+    expect(inserted.after).toEqual([[int(3), int(7)]]);
+    done(await restore(h, 'INSERT', 'derived', inserted));
+    expect(await h.digest('derived')).toBe(derived);
   });
 
   it('refuses kept rows that cannot be what a write left (a key out of range, a short row, unpaired rows), running nothing', async () => {
