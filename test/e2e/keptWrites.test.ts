@@ -31,6 +31,8 @@ type Harness = {
   digest(table: keyof typeof ORDER): Promise<string>;
   /** The INSERT of two awkward rows into `things`, in the engine's own literals. */
   insert: string;
+  /** Another session on the same database, its statements run one by one (so it can hold a transaction open). */
+  other(): Promise<{ exec(sql: string): Promise<void>; close(): void }>;
   close(): Promise<void>;
 };
 
@@ -81,6 +83,10 @@ async function sqliteHarness(dir: string): Promise<Harness> {
     },
     insert: `INSERT INTO things (shop, id, big, f, n, txt, b, j, v) VALUES (9, 1, 9223372036854775806, 0.1, 3.14159265358979, 'new  ', x'00ff00', '{"k":1}', 3.25),
       (9, 2, -2, x'', NULL, 'ü', NULL, NULL, -0.0)`,
+    async other() {
+      const session = new Database(path);
+      return { exec: async (sql) => void session.exec(sql), close: () => session.close() };
+    },
     close: () => db.close(),
   };
 }
@@ -122,6 +128,10 @@ async function duckdbHarness(dir: string): Promise<Harness> {
     },
     insert: `INSERT INTO things VALUES (9, 1, 99999999999999999999999999999999999999, 0.1, 3.1415926535897932384626433832, 'new  ', unhex('00ff00'), '{"k":1}',
       '2024-01-01 00:00:00.5', '2024-06-30 23:59:59.999999+14:00', '2024-01-01'), (9, 2, -2, '-0.0'::DOUBLE, NULL, 'ü', NULL, NULL, NULL, NULL, NULL)`,
+    async other() {
+      const session = await held.instance.connect();
+      return { exec: async (sql) => void (await session.run(sql)), close: () => session.closeSync() };
+    },
     async close() {
       await db.close();
       held.release();
@@ -332,6 +342,52 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
     expect(inserted.after).toEqual([[int(3), int(7)]]);
     done(await restore(h, 'INSERT', 'derived', inserted));
     expect(await h.digest('derived')).toBe(derived);
+  });
+
+  it.runIf(engine === 'sqlite')("waits for another session's write transaction, then keeps the rows as that session left them: no change of it is undone", async () => {
+    const other = await h.other();
+    try {
+      await other.exec("BEGIN IMMEDIATE; UPDATE things SET txt = 'other' WHERE shop = 1 AND id = 2");
+      let settled = false;
+      const pending = keep(h, "UPDATE things SET txt = 'kept' WHERE shop = 1", 'things').finally(() => (settled = true));
+      // The kept write's BEGIN IMMEDIATE waits for the write lock (the busy timeout, 5 s); a real pause, as it runs in another process.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(settled).toBe(false);
+      await other.exec('COMMIT');
+      const rows = kept(await pending);
+      expect(rows.before.map((row) => row[5])).toEqual(['trailing  ', 'other']);
+      done(await restore(h, 'UPDATE', 'things', rows));
+      // The undo took back the kept write alone: the other session's change is all that differs.
+      expect(await h.digest('things')).not.toBe(original);
+      await other.exec(`UPDATE things SET txt = '${ODD_TEXT}' WHERE shop = 1 AND id = 2`);
+      expect(await h.digest('things')).toBe(original);
+    } finally {
+      other.close();
+    }
+  });
+
+  it.runIf(engine === 'duckdb')("fails a kept write or an undo on a row another session changed, overwriting nothing (DuckDB's conflict, not a lost update)", async () => {
+    const other = await h.other();
+    try {
+      await other.exec('BEGIN TRANSACTION');
+      await other.exec("UPDATE things SET txt = 'other' WHERE shop = 1 AND id = 2");
+      await expect(keep(h, "UPDATE things SET txt = 'kept' WHERE shop = 1", 'things')).rejects.toThrow(/conflict/i);
+      await other.exec('COMMIT');
+      const otherOnly = await h.digest('things');
+      expect(otherOnly).not.toBe(original);
+
+      const rows = kept(await keep(h, "UPDATE things SET txt = 'kept' WHERE shop = 1", 'things'));
+      const written = await h.digest('things');
+      await other.exec('BEGIN TRANSACTION');
+      await other.exec("UPDATE things SET txt = 'again' WHERE shop = 1 AND id = 1");
+      await expect(restore(h, 'UPDATE', 'things', rows)).rejects.toThrow(/conflict/i);
+      expect(await h.digest('things')).toBe(written);
+      await other.exec('COMMIT');
+      const refused = await restore(h, 'UPDATE', 'things', rows);
+      expect(refused.restored === false && refused.differs.map((d) => d.now?.[5])).toEqual(['again']);
+    } finally {
+      other.close();
+    }
   });
 
   it('refuses kept rows that cannot be what a write left (a key out of range, a short row, unpaired rows), running nothing', async () => {
