@@ -390,17 +390,20 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
     }
   });
 
-  it('refuses kept rows that cannot be what a write left (a key out of range, a short row, unpaired rows), running nothing', async () => {
+  it('refuses kept rows that cannot be what a write left (a key out of range, a short row, unpaired rows, a row absent where it cannot be), running nothing', async () => {
     const rows = kept(await keep(h, "UPDATE tags SET note = 'x' WHERE name = 'alpha'", 'tags'));
     const written = await h.digest('tags');
     const cases: Array<[KeptRows, string]> = [
       [{ ...rows, keys: [2] }, 'their key is not among their columns'],
       [{ ...rows, after: [rows.after[0]!.slice(0, 1)] }, 'a row does not have one value per column'],
       [{ ...rows, after: [] }, "an UPDATE's rows after do not pair with its rows before"],
+      [{ ...rows, before: [null], after: [null] }, "an UPDATE's row is absent both before and after"],
     ];
     for (const [bad, why] of cases) {
       await expect(restore(h, 'UPDATE', 'tags', bad)).rejects.toMatchObject({ kind: 'invalid_argument', message: `the kept rows cannot be put back: ${why}` });
     }
+    // Only an undo's UPDATE may have a row absent on one side; an INSERT's or a DELETE's rows are all there.
+    await expect(restore(h, 'INSERT', 'tags', { ...rows, before: [], after: [null] })).rejects.toMatchObject({ message: 'the kept rows cannot be put back: a row does not have one value per column' });
     expect(await h.digest('tags')).toBe(written);
   });
 
