@@ -20,7 +20,7 @@ export type UndoRecord = {
   place: string;
   table: { schema: string; name: string };
   verb: KeptVerb;
-  /** Rows kept: before-images (UPDATE, DELETE), after-images (INSERT, UPDATE). */
+  /** Rows kept: before-images (UPDATE, DELETE), after-images (INSERT, UPDATE); an absent side (an undo's UPDATE) is not counted. */
   rows: number;
   /** ISO 8601, UTC. */
   time: string;
@@ -107,7 +107,7 @@ export class UndoStore {
     const id = randomBytes(8).toString('hex');
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     await writeFileAtomicPieces(this.#rowsPath(id), rowLines(rows));
-    const record: UndoRecord = { ...write, id, rows: rows.before.length + rows.after.length, time: new Date(this.#now()).toISOString(), state: 'kept' };
+    const record: UndoRecord = { ...write, id, rows: [...rows.before, ...rows.after].filter((row) => row !== null).length, time: new Date(this.#now()).toISOString(), state: 'kept' };
     writeFileAtomic(this.#recordPath(id), `${JSON.stringify(record)}\n`);
     return id;
   }
@@ -129,13 +129,13 @@ export class UndoStore {
     if (!ID.test(id)) throw new Error(`no kept write ${id}`);
     const lines = createInterface({ input: createReadStream(this.#rowsPath(id), 'utf8'), crlfDelay: Infinity });
     let head: { columns: string[]; keys: number[] } | undefined;
-    const before: ExactValue[][] = [];
-    const after: ExactValue[][] = [];
+    const before: KeptRows['before'] = [];
+    const after: KeptRows['after'] = [];
     for await (const line of lines) {
       if (line === '') continue;
       if (!head) head = JSON.parse(line) as { columns: string[]; keys: number[] };
       else {
-        const [side, row] = JSON.parse(line) as ['b' | 'a', ExactValue[]];
+        const [side, row] = JSON.parse(line) as ['b' | 'a', ExactValue[] | null];
         (side === 'b' ? before : after).push(row);
       }
     }

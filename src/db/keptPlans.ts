@@ -31,8 +31,11 @@ export function keepStepsPlan(plan: KeepPlan, engine: Engine, dialect: ExactDial
 function malformed({ rows, verb }: RestorePlan): string | undefined {
   const width = rows.columns.length;
   if (rows.keys.length === 0 || !rows.keys.every((k) => Number.isInteger(k) && k >= 0 && k < width)) return 'their key is not among their columns';
-  if (![...rows.before, ...rows.after].every((row) => Array.isArray(row) && row.length === width)) return 'a row does not have one value per column';
+  // Only an UPDATE's pair may lack a side (an undo's), not both.
+  const fits = (row: unknown) => (verb === 'UPDATE' && row === null) || (Array.isArray(row) && row.length === width);
+  if (![...rows.before, ...rows.after].every(fits)) return 'a row does not have one value per column';
   if (verb === 'UPDATE' && rows.before.length !== rows.after.length) return "an UPDATE's rows after do not pair with its rows before";
+  if (verb === 'UPDATE' && rows.before.some((row, i) => row === null && rows.after[i] === null)) return "an UPDATE's row is absent both before and after";
   return undefined;
 }
 

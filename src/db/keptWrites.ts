@@ -42,11 +42,16 @@ export type KeepPlan = {
   signal: AbortSignal;
 };
 
-/** A table's rows before and after one write, in exact values; `keys` are indexes into `columns`. Paired by position (an UPDATE). */
-export type KeptRows = { columns: string[]; keys: number[]; before: ExactValue[][]; after: ExactValue[][] };
+/**
+ * A table's rows before and after one write, in exact values; `keys` are indexes into `columns`. An
+ * INSERT's are all after, a DELETE's all before; an UPDATE's are paired by position, and in an undo's
+ * UPDATE (restoreSteps.js) either side of a pair may be null: the row was absent there (a forced undo
+ * inserted it again, or deleted it). A kept write's own rows are never null (`KeptRows<ExactValue[]>`).
+ */
+export type KeptRows<Row extends ExactValue[] | null = ExactValue[] | null> = { columns: string[]; keys: number[]; before: Row[]; after: Row[] };
 
 /** The approved write's outcome (as `Database.write` answers it), with its rows kept, or why they were not. */
-export type KeptWrite = { result: ResultSet<Rows>; kept: KeptRows } | { result: ResultSet<Rows>; notKept: string };
+export type KeptWrite = { result: ResultSet<Rows>; kept: KeptRows<ExactValue[]> } | { result: ResultSet<Rows>; notKept: string };
 
 /**
  * Puts back the rows a kept write changed, in one transaction on a write session: an INSERT's rows
@@ -66,5 +71,10 @@ export type RestorePlan = {
 /** One row that changed since the write: its key, how it is now (null: gone) and how the write left it (null: absent). */
 export type RowDifference = { key: ExactValue[]; now: ExactValue[] | null; expected: ExactValue[] | null };
 
-/** The undo done (its own rows kept, so it can itself be taken back: verb the inverse), or the rows that stopped it. */
+/**
+ * The undo done, with its own rows kept so that it can itself be taken back: every row it touched, as it
+ * found it and as it left it, whatever that row was (so `force` too is taken back exactly). `verb` is
+ * INSERT when it only inserted rows, DELETE when it only deleted, else UPDATE (a pair's side null where
+ * the row was absent); or the rows that stopped it.
+ */
 export type Restored = { restored: true; rowsAffected: number; verb: KeptVerb; kept: KeptRows } | { restored: false; differs: RowDifference[] };

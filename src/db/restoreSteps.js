@@ -12,7 +12,8 @@ import { keyText, rowsByKey } from './keepSteps.js';
 
 /**
  * What to run to take back a kept write of `verb`: its kept rows, the read of rows by key (`current`,
- * keptRowsSql.ts `rowsByKeys`), and the one-row statements that put them back (keptRowsSql.ts):
+ * keptRowsSql.ts `rowsByKeys`, also the undo's own rows afterwards), and the one-row statements that put
+ * them back (keptRowsSql.ts):
  * `remove` (`deleteByKey`, bound to a key), `put` (`insertBack`, bound to every column) and `setBack`
  * (`updateBack`, bound to every column but the key's, then to the key), all over `rows.columns`.
  * @typedef {{
@@ -21,105 +22,114 @@ import { keyText, rowsByKey } from './keepSteps.js';
  * }} RestoreStepsPlan
  */
 
-/** The verb that takes back each verb: the undo of an undo is the write again. @type {Record<KeptVerb, KeptVerb>} */
+/** The verb of an undo that touched no row: the inverse of the write's. @type {Record<KeptVerb, KeptVerb>} */
 const INVERSE = { INSERT: 'DELETE', DELETE: 'INSERT', UPDATE: 'UPDATE' };
 
+/** @typedef {ExactValue[] | null} KeptRow */
+
 /**
- * One row the write left (`left`, null for a deleted one), as it is now (`now`, null when there is none),
- * and whether the two differ.
- * @typedef {{ kept: ExactValue[], left: ExactValue[] | null, now: ExactValue[] | null, differs: boolean }} Looked
+ * One row of a kept write: as the write found it (`before`) and left it (`after`), null where it was
+ * absent. Taking the write back makes the row `before` again.
+ * @typedef {{ before: KeptRow, after: KeptRow }} Pair
  */
 
 /**
- * Each kept row (`kept`: a DELETE's before-images, else the after-images) beside the row of its key now,
- * compared a batch of keys at a time, the event loop given a turn between two batches.
+ * A kept write's rows as pairs: an INSERT's rows were absent before, a DELETE's are absent after, an
+ * UPDATE's are paired by position (an undo's own UPDATE may have either side null).
+ * @param {KeptVerb} verb
+ * @param {KeptRows} rows
+ * @returns {Pair[]}
+ */
+function pairsOf(verb, rows) {
+  if (verb === 'INSERT') return rows.after.map((after) => ({ before: null, after }));
+  if (verb === 'DELETE') return rows.before.map((before) => ({ before, after: null }));
+  return rows.before.map((before, i) => ({ before, after: rows.after[i] ?? null }));
+}
+
+/**
+ * One pair, the row of its key as it is now (`now`, null when there is none), and whether that differs
+ * from how the write left it. `row` is the side the key is read from.
+ * @typedef {{ pair: Pair, row: ExactValue[], now: KeptRow, differs: boolean }} Looked
+ */
+
+/**
+ * Each pair beside the row of its key now, compared a batch of keys at a time, the event loop given a
+ * turn between two batches.
  * @param {RestoreStepsPlan} plan
- * @param {ExactValue[][]} kept
+ * @param {Pair[]} pairs
  * @param {KeptSession} session
  * @returns {Promise<Looked[]>}
  */
-async function lookUp(plan, kept, session) {
+async function lookUp(plan, pairs, session) {
   const { keys } = plan.rows;
-  const now = await rowsByKey(kept, keys, plan.current, session);
+  const rows = pairs.map((pair) => /** @type {ExactValue[]} */ (pair.after ?? pair.before));
+  const now = await rowsByKey(rows, keys, plan.current, session);
   /** @type {Looked[]} */
   const looked = [];
-  for (const [i, row] of kept.entries()) {
+  for (const [i, pair] of pairs.entries()) {
     if (i > 0 && i % plan.current.batch === 0) await session.turn?.();
-    const left = plan.verb === 'DELETE' ? null : row;
+    const row = /** @type {ExactValue[]} */ (rows[i]);
     const current = now.get(keyText(row, keys)) ?? null;
-    looked.push({ kept: row, left, now: current, differs: JSON.stringify(current) !== JSON.stringify(left) });
+    looked.push({ pair, row, now: current, differs: JSON.stringify(current) !== JSON.stringify(pair.after) });
   }
   return looked;
 }
 
 /**
  * Takes the write back, unless a row is no longer as it left it (`differs`, nothing changed) and not
- * `force`: an INSERT's rows deleted, an UPDATE's set back by key, a DELETE's inserted again; with `force` a
- * missing row is inserted again, a row in a DELETE's place replaced. Answers the undo's own kept rows.
+ * `force`: each row made as the write found it, whatever it is now: inserted where there is none, deleted
+ * where it was absent, else set back by key. Answers the undo's own kept rows: each row it touched as it
+ * found it and as it left it (read again by key), so that taking the undo back is exact, forced or not.
  * @param {RestoreStepsPlan} plan
  * @param {KeptSession} session
  * @returns {Promise<Restored>}
  */
 export async function restoreSteps(plan, session) {
   const { rows } = plan;
-  const kept = plan.verb === 'DELETE' ? rows.before : rows.after;
-  const looked = await lookUp(plan, kept, session);
+  const looked = await lookUp(plan, pairsOf(plan.verb, rows), session);
   /** @type {RowDifference[]} */
   const differs = looked
     .filter((row) => row.differs)
-    .map((row) => ({ key: rows.keys.map((k) => row.kept[k] ?? null), now: row.now, expected: row.left }));
+    .map((row) => ({ key: rows.keys.map((k) => row.row[k] ?? null), now: row.now, expected: row.pair.after }));
   if (differs.length > 0 && !plan.force) return { restored: false, differs };
-  const shape = { columns: rows.columns, keys: rows.keys };
   const run = new Statements(session, rows.keys);
-  if (plan.verb === 'INSERT') {
-    const removed = looked.flatMap((row) => (row.now ? [row.now] : []));
-    for (const row of removed) await run.remove(plan.remove, row);
-    return { restored: true, rowsAffected: run.changed, verb: INVERSE.INSERT, kept: { ...shape, before: removed, after: [] } };
+  /** @type {Array<{ was: KeptRow, made: KeptRow }>} */
+  const touched = [];
+  for (const [i, { pair, now }] of looked.entries()) {
+    if (i > 0 && i % plan.current.batch === 0) await session.turn?.();
+    if (now === null && pair.before === null) continue;
+    if (pair.before === null) await run.remove(plan.remove, /** @type {ExactValue[]} */ (now));
+    else if (now === null) await run.put(plan.put, pair.before);
+    else await run.setBack(plan.setBack, pair.before, now);
+    touched.push({ was: now, made: pair.before });
   }
-  if (plan.verb === 'DELETE') {
-    for (const row of looked) {
-      if (row.now) await run.remove(plan.remove, row.now);
-      await run.put(plan.put, row.kept);
-    }
-    const found = await rowsByKey(rows.before, rows.keys, plan.current, session);
-    const after = rows.before.flatMap((row) => {
-      const now = found.get(keyText(row, rows.keys));
-      return now ? [now] : [];
-    });
-    return { restored: true, rowsAffected: run.changed, verb: INVERSE.DELETE, kept: { ...shape, before: [], after } };
-  }
-  return setBack(plan, looked, run, session);
+  return { restored: true, rowsAffected: run.changed, ...(await undoneRows(plan, touched, session)) };
 }
 
 /**
- * An UPDATE taken back: each row set to its before-image by the key it has now, a missing one (`force`)
- * inserted again. The undo's kept rows pair each row set back, as it was and as it is (a row inserted
- * again has no before-image, so it is not among them).
+ * The undo's own kept rows: each row it touched as it was and as it is now, read again by key; a row
+ * put back that its key no longer finds stops the undo (its rows could not be kept exactly).
  * @param {RestoreStepsPlan} plan
- * @param {Looked[]} looked
- * @param {Statements} run
+ * @param {Array<{ was: KeptRow, made: KeptRow }>} touched
  * @param {KeptSession} session
- * @returns {Promise<Restored>}
+ * @returns {Promise<{ verb: KeptVerb, kept: KeptRows }>}
  */
-async function setBack(plan, looked, run, session) {
-  const { rows } = plan;
-  /** @type {ExactValue[][]} */
-  const overwritten = [];
-  /** @type {ExactValue[][]} */
-  const restored = [];
-  for (const [i, row] of looked.entries()) {
-    const before = /** @type {ExactValue[]} */ (rows.before[i]);
-    if (!row.now) {
-      await run.put(plan.put, before);
-      continue;
-    }
-    await run.setBack(plan.setBack, before, row.now);
-    overwritten.push(row.now);
-    restored.push(before);
-  }
-  const found = await rowsByKey(restored, rows.keys, plan.current, session);
-  const after = restored.map((row) => found.get(keyText(row, rows.keys)) ?? row);
-  return { restored: true, rowsAffected: run.changed, verb: INVERSE.UPDATE, kept: { columns: rows.columns, keys: rows.keys, before: overwritten, after } };
+async function undoneRows(plan, touched, session) {
+  const { columns, keys } = plan.rows;
+  const made = touched.flatMap(({ made: row }) => (row ? [row] : []));
+  const found = await rowsByKey(made, keys, plan.current, session);
+  const pairs = touched.map(({ was, made: row }) => {
+    if (row === null) return { before: was, after: null };
+    const now = found.get(keyText(row, keys));
+    if (!now) throw new Error('a row the undo put back is not found again by its key, so the undo could not itself be undone');
+    return { before: was, after: now };
+  });
+  const onlyInserted = pairs.every((pair) => pair.before === null);
+  const onlyDeleted = pairs.every((pair) => pair.after === null);
+  const verb = pairs.length === 0 ? INVERSE[plan.verb] : onlyInserted ? 'INSERT' : onlyDeleted ? 'DELETE' : 'UPDATE';
+  const before = verb === 'INSERT' ? [] : pairs.map((pair) => pair.before);
+  const after = verb === 'DELETE' ? [] : pairs.map((pair) => pair.after);
+  return { verb, kept: { columns, keys, before, after } };
 }
 
 /** The one-row statements of an undo, counting the rows they change. */

@@ -203,7 +203,7 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
   const restore = (verb: KeptVerb, rows: KeptRows, force = false, table = 'awkward'): Promise<Restored> =>
     (db.restoreRows as NonNullable<Database['restoreRows']>).call(db, { verb, table: { schema: db.defaultSchema(), name: table }, rows, force, timeoutMs: 20_000, signal });
 
-  const keptOf = (write: KeptWrite): KeptRows => {
+  const keptOf = (write: KeptWrite): KeptRows<ExactValue[]> => {
     if (!('kept' in write)) throw new Error(`not kept: ${write.notKept}`);
     return write.kept;
   };
@@ -264,6 +264,19 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
     expect(await snapshot()).toEqual(original);
   });
 
+  it('takes back a forced undo exactly: a row gone is deleted again, a row changed since set as it was', async () => {
+    const kept = keptOf(await keep('UPDATE', statements.update, ['!', 'eu']));
+    await fixture.query("UPDATE awkward SET note = 'elsewhere' WHERE id = 9007199254740993");
+    await fixture.query('DELETE FROM awkward WHERE id = 9007199254740992');
+    const since = await snapshot();
+    const forced = await restore('UPDATE', kept, true);
+    if (!forced.restored) throw new Error('not restored');
+    const elsewhere = [...(kept.after[1] as ExactValue[]).slice(0, -1), 'elsewhere'];
+    expect(forced).toEqual({ restored: true, rowsAffected: 2, verb: 'UPDATE', kept: { ...kept, before: [null, elsewhere], after: kept.before } });
+    expect(await restore(forced.verb, forced.kept)).toEqual({ restored: true, rowsAffected: 2, verb: 'UPDATE', kept: { ...kept, before: kept.before, after: [null, elsewhere] } });
+    expect(await snapshot()).toEqual(since);
+  });
+
   it('stops the undo of a DELETE at a row put in its place, and replaces it when forced', async () => {
     const original = await snapshot();
     const kept = keptOf(await keep('DELETE', statements.deleteAll, [0]));
@@ -271,8 +284,15 @@ describe.skipIf(servers.length === 0).each(servers)('kept writes on %s', (engine
     const differs = await restore('DELETE', kept);
     expect(differs).toMatchObject({ restored: false, differs: [{ key: ['us', '1'], expected: null }] });
     expect(await fixture.query("SELECT note FROM awkward WHERE region = 'us'")).toEqual([['new']]);
-    expect(await restore('DELETE', kept, true)).toMatchObject({ restored: true, verb: 'INSERT' });
+    const squatted = await snapshot();
+    const squatter = differs.restored === false ? differs.differs[0]?.now : undefined;
+    const forced = await restore('DELETE', kept, true);
+    // Three rows inserted again, one replaced: the undo keeps each as it found it, absent or the row in its place.
+    expect(forced).toEqual({ restored: true, rowsAffected: 4, verb: 'UPDATE', kept: { ...kept, before: [null, null, squatter, null], after: kept.before } });
     expect(await snapshot()).toEqual(original);
+    if (!forced.restored) throw new Error('not restored');
+    expect(await restore(forced.verb, forced.kept)).toMatchObject({ restored: true, rowsAffected: 4, verb: 'UPDATE' });
+    expect(await snapshot()).toEqual(squatted);
   });
 
   it('takes back the undo itself: a DELETE undone and done again', async () => {

@@ -11,7 +11,7 @@ import { DuckdbDatabase } from '../../src/db/engines/duckdb/duckdbDatabase.js';
 import { holdInstance } from '../../src/db/engines/duckdb/duckdbInstances.js';
 import { engineModule } from '../../src/db/engines/registry.js';
 import { SqliteDatabase } from '../../src/db/engines/sqlite/sqliteDatabase.js';
-import type { KeepPlan, KeptRows, KeptVerb, KeptWrite, Restored } from '../../src/db/keptWrites.js';
+import type { ExactValue, KeepPlan, KeptRows, KeptVerb, KeptWrite, Restored } from '../../src/db/keptWrites.js';
 
 /**
  * Undo at the db level (issue 31, items 2 and 3) on the embedded engines: an approved INSERT, UPDATE or
@@ -31,11 +31,13 @@ type Harness = {
   digest(table: keyof typeof ORDER): Promise<string>;
   /** The INSERT of two awkward rows into `things`, in the engine's own literals. */
   insert: string;
+  /** Another session on the same database, its statements run one by one (so it can hold a transaction open). */
+  other(): Promise<{ exec(sql: string): Promise<void>; close(): void }>;
   close(): Promise<void>;
 };
 
-const ORDER = { things: 'shop, id', tags: 'name', parents: 'id', many: 'id' } as const;
-const SQLITE_COLUMNS = { things: ['shop', 'id', 'big', 'f', 'n', 'txt', 'b', 'j', 'v'], tags: ['name', 'note'], parents: ['id', 'label'], many: ['id', 'v'] };
+const ORDER = { things: 'shop, id', tags: 'name', parents: 'id', many: 'id', derived: 'id' } as const;
+const SQLITE_COLUMNS = { things: ['shop', 'id', 'big', 'f', 'n', 'txt', 'b', 'j', 'v'], tags: ['name', 'note'], parents: ['id', 'label'], many: ['id', 'v'], derived: ['id', 'a', 'twice', 'half'] };
 const ODD_TEXT = 'ℌ𝔢𝔩𝔩𝔬 \u202Ertl\u202C e\u0301 \uFEFF tab\there  ';
 const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
@@ -81,6 +83,10 @@ async function sqliteHarness(dir: string): Promise<Harness> {
     },
     insert: `INSERT INTO things (shop, id, big, f, n, txt, b, j, v) VALUES (9, 1, 9223372036854775806, 0.1, 3.14159265358979, 'new  ', x'00ff00', '{"k":1}', 3.25),
       (9, 2, -2, x'', NULL, 'ü', NULL, NULL, -0.0)`,
+    async other() {
+      const session = new Database(path);
+      return { exec: async (sql) => void session.exec(sql), close: () => session.close() };
+    },
     close: () => db.close(),
   };
 }
@@ -122,6 +128,10 @@ async function duckdbHarness(dir: string): Promise<Harness> {
     },
     insert: `INSERT INTO things VALUES (9, 1, 99999999999999999999999999999999999999, 0.1, 3.1415926535897932384626433832, 'new  ', unhex('00ff00'), '{"k":1}',
       '2024-01-01 00:00:00.5', '2024-06-30 23:59:59.999999+14:00', '2024-01-01'), (9, 2, -2, '-0.0'::DOUBLE, NULL, 'ü', NULL, NULL, NULL, NULL, NULL)`,
+    async other() {
+      const session = await held.instance.connect();
+      return { exec: async (sql) => void (await session.run(sql)), close: () => session.closeSync() };
+    },
     async close() {
       await db.close();
       held.release();
@@ -129,7 +139,7 @@ async function duckdbHarness(dir: string): Promise<Harness> {
   };
 }
 
-const KEYS = { things: ['shop', 'id'], tags: ['name'], parents: ['id'], many: ['id'] } as const;
+const KEYS = { things: ['shop', 'id'], tags: ['name'], parents: ['id'], many: ['id'], derived: ['id'] } as const;
 
 /** An approved write run with its rows kept, its plan made as the capability makes it (the engine's row selection). */
 async function keep(h: Harness, sql: string, table: keyof typeof KEYS, bounds: Partial<Pick<KeepPlan, 'maxRows' | 'maxBytes' | 'timeoutMs'>> = {}): Promise<KeptWrite> {
@@ -153,7 +163,7 @@ async function keep(h: Harness, sql: string, table: keyof typeof KEYS, bounds: P
 const restore = (h: Harness, verb: KeptVerb, table: string, rows: KeptRows, force = false): Promise<Restored> =>
   h.db.restoreRows!({ verb, table: { schema: 'main', name: table }, rows, force, timeoutMs: 10_000, signal });
 
-function kept(write: KeptWrite): KeptRows {
+function kept(write: KeptWrite): KeptRows<ExactValue[]> {
   if (!('kept' in write)) throw new Error(`not kept: ${write.notKept}`);
   return write.kept;
 }
@@ -261,24 +271,42 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
     expect(await h.digest('things')).toBe(since);
     const forced = done(await restore(h, 'UPDATE', 'things', rows, true));
     expect(forced.rowsAffected).toBe(2);
-    expect(forced.kept.before.map((row) => row[5])).toEqual(['since']);
+    // The forced undo's own rows say what it did to each row: the one gone inserted again (absent before), the other set back.
+    expect(forced).toMatchObject({ verb: 'UPDATE', kept: { before: [null, refused.restored === false && refused.differs[1]?.now], after: rows.before } });
     expect(await h.digest('things')).toBe(original);
+    // Taken back in turn, it deletes the row it inserted and sets the other as it found it: the table as it was before the undo.
+    expect(done(await restore(h, forced.verb, 'things', forced.kept))).toMatchObject({ rowsAffected: 2, verb: 'UPDATE', kept: { before: rows.before, after: [null, forced.kept.before[1]] } });
+    expect(await h.digest('things')).toBe(since);
   });
 
-  it('refuses to take back an INSERT whose row is gone, or a DELETE whose key is taken again; forced, it does', async () => {
+  it('refuses to take back an INSERT whose row is gone or changed, or a DELETE whose key is taken again; forced, it does, and that is taken back exactly', async () => {
     const inserted = kept(await keep(h, h.insert, 'things'));
     await h.exec('DELETE FROM things WHERE shop = 9 AND id = 2');
+    await h.exec("UPDATE things SET txt = 'changed' WHERE shop = 9 AND id = 1");
+    const changed = await h.digest('things');
     const gone = await restore(h, 'INSERT', 'things', inserted);
-    expect(gone.restored === false && gone.differs.map((d) => [d.now, d.expected])).toEqual([[null, inserted.after[1]]]);
-    expect(done(await restore(h, 'INSERT', 'things', inserted, true)).rowsAffected).toBe(1);
+    const changedRow = inserted.after[0]!.map((v, i) => (i === 5 ? 'changed' : v));
+    expect(gone.restored === false && gone.differs.map((d) => [d.now, d.expected])).toEqual([[changedRow, inserted.after[0]], [null, inserted.after[1]]]);
+    const removed = done(await restore(h, 'INSERT', 'things', inserted, true));
+    expect(removed).toEqual({ restored: true, rowsAffected: 1, verb: 'DELETE', kept: { ...inserted, before: [changedRow], after: [] } });
+    expect(await h.digest('things')).toBe(original);
+    done(await restore(h, removed.verb, 'things', removed.kept));
+    expect(await h.digest('things')).toBe(changed);
+    await h.exec('DELETE FROM things WHERE shop = 9');
     expect(await h.digest('things')).toBe(original);
 
-    const deleted = kept(await keep(h, 'DELETE FROM things WHERE shop = 3', 'things'));
+    const deleted = kept(await keep(h, 'DELETE FROM things WHERE shop IN (2, 3)', 'things'));
     await h.exec("INSERT INTO things (shop, id, txt) VALUES (3, 1, 'squatter')");
     const taken = await restore(h, 'DELETE', 'things', deleted);
+    const squatter = taken.restored === false ? taken.differs[0]?.now : undefined;
     expect(taken.restored === false && taken.differs.map((d) => [d.expected, d.now?.[5]])).toEqual([[null, 'squatter']]);
-    done(await restore(h, 'DELETE', 'things', deleted, true));
+    const squatted = await h.digest('things');
+    const replaced = done(await restore(h, 'DELETE', 'things', deleted, true));
+    // Two rows inserted again, one replaced: the undo's rows pair each with what was in its place.
+    expect(replaced).toEqual({ restored: true, rowsAffected: 3, verb: 'UPDATE', kept: { ...deleted, before: [null, null, squatter], after: deleted.before } });
     expect(await h.digest('things')).toBe(original);
+    expect(done(await restore(h, replaced.verb, 'things', replaced.kept))).toMatchObject({ rowsAffected: 3, verb: 'UPDATE', kept: { before: deleted.before, after: [null, null, squatter] } });
+    expect(await h.digest('things')).toBe(squatted);
   });
 
   it('keeps nothing past maxRows or maxBytes, or when an UPDATE changes a key, and the write still stands', async () => {
@@ -293,17 +321,89 @@ describe.each(['sqlite', 'duckdb'] as const)('kept writes on %s', (engine) => {
     expect(now).not.toBe(original);
   });
 
-  it('refuses kept rows that cannot be what a write left (a key out of range, a short row, unpaired rows), running nothing', async () => {
+  it('keeps the columns a table stores of its own, and lets the engine compute its generated ones again', async () => {
+    // SQLite has stored and virtual generated columns; DuckDB virtual ones only.
+    await h.exec(
+      engine === 'sqlite'
+        ? 'CREATE TABLE derived (id INTEGER PRIMARY KEY, a INTEGER, twice INTEGER GENERATED ALWAYS AS (a * 2) STORED, half INTEGER AS (a / 2) VIRTUAL)'
+        : 'CREATE TABLE derived (id INTEGER PRIMARY KEY, a INTEGER, twice INTEGER GENERATED ALWAYS AS (a * 2) VIRTUAL, half AS (a // 2))',
+    );
+    await h.exec('INSERT INTO derived (id, a) VALUES (1, 10), (2, 21)');
+    const derived = await h.digest('derived');
+    const int = (n: number) => (engine === 'sqlite' ? { i: String(n) } : String(n));
+    const updated = kept(await keep(h, 'UPDATE derived SET a = a + 1 WHERE id > 0', 'derived'));
+    expect(updated).toEqual({ columns: ['id', 'a'], keys: [0], before: [[int(1), int(10)], [int(2), int(21)]], after: [[int(1), int(11)], [int(2), int(22)]] });
+    done(await restore(h, 'UPDATE', 'derived', updated));
+    expect(await h.digest('derived')).toBe(derived);
+    const deleted = kept(await keep(h, 'DELETE FROM derived', 'derived'));
+    done(await restore(h, 'DELETE', 'derived', deleted));
+    expect(await h.digest('derived')).toBe(derived);
+    const inserted = kept(await keep(h, 'INSERT INTO derived (id, a) VALUES (3, 7)', 'derived'));
+    expect(inserted.after).toEqual([[int(3), int(7)]]);
+    done(await restore(h, 'INSERT', 'derived', inserted));
+    expect(await h.digest('derived')).toBe(derived);
+  });
+
+  it.runIf(engine === 'sqlite')("waits for another session's write transaction, then keeps the rows as that session left them: no change of it is undone", async () => {
+    const other = await h.other();
+    try {
+      await other.exec("BEGIN IMMEDIATE; UPDATE things SET txt = 'other' WHERE shop = 1 AND id = 2");
+      let settled = false;
+      const pending = keep(h, "UPDATE things SET txt = 'kept' WHERE shop = 1", 'things').finally(() => (settled = true));
+      // The kept write's BEGIN IMMEDIATE waits for the write lock (the busy timeout, 5 s); a real pause, as it runs in another process.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(settled).toBe(false);
+      await other.exec('COMMIT');
+      const rows = kept(await pending);
+      expect(rows.before.map((row) => row[5])).toEqual(['trailing  ', 'other']);
+      done(await restore(h, 'UPDATE', 'things', rows));
+      // The undo took back the kept write alone: the other session's change is all that differs.
+      expect(await h.digest('things')).not.toBe(original);
+      await other.exec(`UPDATE things SET txt = '${ODD_TEXT}' WHERE shop = 1 AND id = 2`);
+      expect(await h.digest('things')).toBe(original);
+    } finally {
+      other.close();
+    }
+  });
+
+  it.runIf(engine === 'duckdb')("fails a kept write or an undo on a row another session changed, overwriting nothing (DuckDB's conflict, not a lost update)", async () => {
+    const other = await h.other();
+    try {
+      await other.exec('BEGIN TRANSACTION');
+      await other.exec("UPDATE things SET txt = 'other' WHERE shop = 1 AND id = 2");
+      await expect(keep(h, "UPDATE things SET txt = 'kept' WHERE shop = 1", 'things')).rejects.toThrow(/conflict/i);
+      await other.exec('COMMIT');
+      const otherOnly = await h.digest('things');
+      expect(otherOnly).not.toBe(original);
+
+      const rows = kept(await keep(h, "UPDATE things SET txt = 'kept' WHERE shop = 1", 'things'));
+      const written = await h.digest('things');
+      await other.exec('BEGIN TRANSACTION');
+      await other.exec("UPDATE things SET txt = 'again' WHERE shop = 1 AND id = 1");
+      await expect(restore(h, 'UPDATE', 'things', rows)).rejects.toThrow(/conflict/i);
+      expect(await h.digest('things')).toBe(written);
+      await other.exec('COMMIT');
+      const refused = await restore(h, 'UPDATE', 'things', rows);
+      expect(refused.restored === false && refused.differs.map((d) => d.now?.[5])).toEqual(['again']);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('refuses kept rows that cannot be what a write left (a key out of range, a short row, unpaired rows, a row absent where it cannot be), running nothing', async () => {
     const rows = kept(await keep(h, "UPDATE tags SET note = 'x' WHERE name = 'alpha'", 'tags'));
     const written = await h.digest('tags');
     const cases: Array<[KeptRows, string]> = [
       [{ ...rows, keys: [2] }, 'their key is not among their columns'],
       [{ ...rows, after: [rows.after[0]!.slice(0, 1)] }, 'a row does not have one value per column'],
       [{ ...rows, after: [] }, "an UPDATE's rows after do not pair with its rows before"],
+      [{ ...rows, before: [null], after: [null] }, "an UPDATE's row is absent both before and after"],
     ];
     for (const [bad, why] of cases) {
       await expect(restore(h, 'UPDATE', 'tags', bad)).rejects.toMatchObject({ kind: 'invalid_argument', message: `the kept rows cannot be put back: ${why}` });
     }
+    // Only an undo's UPDATE may have a row absent on one side; an INSERT's or a DELETE's rows are all there.
+    await expect(restore(h, 'INSERT', 'tags', { ...rows, before: [], after: [null] })).rejects.toMatchObject({ message: 'the kept rows cannot be put back: a row does not have one value per column' });
     expect(await h.digest('tags')).toBe(written);
   });
 

@@ -112,19 +112,34 @@ describe.each(engines)('undo on %s', (engine) => {
     const original = await digest();
     const { row } = await approved('UPDATE books SET price = 2 WHERE id IN (1, 2, 3)');
     await served.fixture.query("UPDATE books SET title = 'Someone else' WHERE id = 2");
+    await served.fixture.query('DELETE FROM books WHERE id = 3');
     const changed = await digest();
 
     const stopped = await undo(row.seq);
-    expect(stopped).toMatchObject({ ok: false, differs: [{ key: [expect.anything()], now: expect.any(Array), expected: expect.any(Array) }] });
+    expect(stopped).toMatchObject({
+      ok: false,
+      differs: [
+        { key: [expect.anything()], now: expect.any(Array), expected: expect.any(Array) },
+        { key: [expect.anything()], now: null, expected: expect.any(Array) },
+      ],
+    });
     // The columns the rows hold, and which of them are the key (the console's table of them is headed by these).
     expect(stopped).toMatchObject({ columns: ['id', 'author_id', 'title', 'price'], keys: [0] });
-    expect((stopped as { differs: unknown[] }).differs).toHaveLength(1);
+    expect((stopped as { differs: unknown[] }).differs).toHaveLength(2);
     expect(await digest()).toBe(changed);
     expect(await undoStateOf(row.seq)).toBe('available');
     const refused = served.app.activity.list({ limit: 1 })[0]!;
     expect(refused).toMatchObject({ action: 'undo', outcome: 'error', error: 'rows_changed' });
 
-    expect(await undo(row.seq, true)).toMatchObject({ ok: true, rowsAffected: 3 });
+    const forced = await undo(row.seq, true);
+    expect(forced).toMatchObject({ ok: true, rowsAffected: 3 });
+    expect(await digest()).toBe(original);
+    // The forced undo inserted one row again and overwrote another: taken back, both are as it found them.
+    const forcedSeq = (forced as { undoSeq: number }).undoSeq;
+    const undoneAgain = await undo(forcedSeq);
+    expect(undoneAgain).toMatchObject({ ok: true, rowsAffected: 3 });
+    expect(await digest()).toBe(changed);
+    expect(await undo((undoneAgain as { undoSeq: number }).undoSeq)).toMatchObject({ ok: true, rowsAffected: 3 });
     expect(await digest()).toBe(original);
   });
 

@@ -32,6 +32,8 @@ import { restoreSteps } from '../../restoreSteps.js';
 import { EXACT_DIALECTS } from '../../../sql/exactDialects.js';
 import type { ExactDialect, TypedColumn } from '../../../sql/keptRowsSql.js';
 import { duckdbKeptSession } from './duckdbKeptSession.js';
+import { duckdbGeneratedColumns } from './duckdbGeneratedColumns.js';
+import { withoutGenerated } from '../../generatedColumns.js';
 
 /**
  * JSON-safe values: 64-bit and larger integers as numbers when they fit, binary as `0x…` hex (cut to
@@ -175,13 +177,14 @@ export class DuckdbSessions implements ServerSessions {
    */
   async keepWrite(plan: KeepPlan): Promise<KeptWrite> {
     refuseSeveral(plan.sql);
-    const steps = keepStepsPlan(plan, 'duckdb', EXACT_DIALECTS.duckdb as ExactDialect);
     const answer = { maxRows: plan.answer?.maxRows ?? RESULTS.defaultRows, maxBytes: plan.answer?.maxBytes ?? RESULTS.defaultBytes };
     return this.#session(plan, async (connection, step) => {
       const run = (sql: string, params: unknown[]) => step(() => connection.stream(sql, params as never));
       const write = async (sql: string, params: unknown[]) => collect(await run(sql, params), { ...answer, params, timeoutMs: plan.timeoutMs, signal: plan.signal }, step);
       await step(() => connection.run('BEGIN TRANSACTION'));
-      const kept = await keepSteps(steps, duckdbKeptSession(run, step, plan.table.columns, write));
+      const stored = withoutGenerated(plan, await duckdbGeneratedColumns(connection, plan.table, step));
+      const steps = keepStepsPlan(stored, 'duckdb', EXACT_DIALECTS.duckdb as ExactDialect);
+      const kept = await keepSteps(steps, duckdbKeptSession(run, step, stored.table.columns, write));
       await step(() => connection.run('COMMIT'));
       return kept as KeptWrite;
     });
