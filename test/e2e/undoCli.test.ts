@@ -137,8 +137,10 @@ describe('sluice serve --no-undo', () => {
       expect((await sluice(['approvals', '--data-dir', dataDir])).stdout).toContain('    undo:          cannot be undone: undo is turned off (the "undo" setting)\n');
       expect((await sluice(['approve', waiting[0]!.id, '--data-dir', dataDir])).code).toBe(0);
       expect(await pending).toMatchObject({ json: { result: { isError: false } } });
-      const [row] = JSON.parse((await sluice(['activity', '--json', '--limit', '1', '--data-dir', dataDir])).stdout) as { seq: number; undo: unknown }[];
-      expect(row?.undo).toBeNull();
+      // The activity log's writer thread records the tool's row a moment after the answer.
+      let row: { seq: number; undo: unknown } | undefined;
+      const toolRow = async () => ([row] = JSON.parse((await sluice(['activity', '--json', '--category', 'tool', '--limit', '1', '--data-dir', dataDir])).stdout)) && row;
+      await expect.poll(toolRow, { timeout: 10_000 }).toMatchObject({ action: 'execute_query', undo: null });
       expect(await sluice(['undo', String(row!.seq), '--data-dir', dataDir])).toEqual({
         code: 1,
         stdout: '',
