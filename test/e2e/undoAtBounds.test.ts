@@ -23,6 +23,8 @@ const engines = await availableEngines();
 const ROWS = UNDO.maxRows;
 const WIDTH = 5_000;
 
+const DIGITS = `(${Array.from({ length: 10 }, (_, d) => `SELECT ${d} AS d`).join(' UNION ALL ')})`;
+
 /** The table of wide rows, filled by the engine itself (a statement of 50 MB would be slow to send). */
 const SETUP: Record<Engine, string[]> = {
   sqlite: [
@@ -35,8 +37,8 @@ const SETUP: Record<Engine, string[]> = {
   ],
   mysql: [
     'CREATE TABLE wide (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, body MEDIUMTEXT NOT NULL)',
-    'SET SESSION cte_max_recursion_depth = 100000',
-    `INSERT INTO wide WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${ROWS}) SELECT i, i, LEFT(REPEAT(CONCAT('ab', i), ${WIDTH}), ${WIDTH}) FROM s`,
+    // Four tables of the ten digits make the numbers (MySQL's recursive CTEs stop at 1,000 by default).
+    `INSERT INTO wide SELECT i, i, LEFT(REPEAT(CONCAT('ab', i), ${WIDTH}), ${WIDTH}) FROM (SELECT a.d * 1000 + b.d * 100 + c.d * 10 + e.d + 1 AS i FROM ${DIGITS} a, ${DIGITS} b, ${DIGITS} c, ${DIGITS} e) s WHERE i <= ${ROWS}`,
   ],
   duckdb: [
     'CREATE TABLE wide (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, body VARCHAR NOT NULL)',
