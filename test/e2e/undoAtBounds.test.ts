@@ -13,7 +13,8 @@ import { callTool, type Minted, mintToken } from '../helpers/testApp.js';
  * Undo at its bounds (UNDO in contract.js), on every engine, through the real path: a DELETE of 10,000
  * rows of 5,000 characters each (about 47.8 MiB of kept rows, under the 50 MiB bound) approved over MCP
  * keeps its rows, and `activity.undo` puts them back; neither holds the event loop for 50 ms (the
- * project's rule), measured as the main thread's CPU time between two turns. Then the bounds: an UPDATE
+ * project's rule), measured as the main thread's CPU time between two turns; so does an UPDATE of half of
+ * them (its rows kept before and after, 47.8 MiB again, read again by key). Then the bounds: an UPDATE
  * of the same rows keeps both sides of each row (about 95 MiB), past the bytes bound, so nothing is kept
  * and the write stands; and a DELETE of 10,001 rows is said beforehand not to be undoable.
  */
@@ -97,6 +98,24 @@ describe.each(engines)('undo at its bounds on %s', (engine) => {
     expect(answer).toEqual({ ok: true, rowsAffected: ROWS, undoSeq: expect.any(Number) });
     expect(await digest()).toBe(original);
     console.log(`${engine}: worst hold keeping ${keeping.toFixed(1)} ms, undoing ${undoing.toFixed(1)} ms`);
+    expect(keeping).toBeLessThan(50);
+    expect(undoing).toBeLessThan(50);
+  }, 120_000);
+
+  // Not on DuckDB: its undo sets the 5,000 rows back one UPDATE statement each, and ran past the 30 s an
+  // undo has (RESULTS.defaultTimeoutSeconds), so it failed and nothing changed (docs/limits.md, Undo).
+  it.skipIf(engine === 'duckdb')(`keeps an UPDATE of ${ROWS / 2} of those rows (both sides kept, 47.8 MiB) and takes it back, the loop never held 50 ms`, async () => {
+    const original = await digest();
+    let updated: Awaited<ReturnType<typeof approved>> | undefined;
+    const keeping = await worstLoopDelay(async () => (updated = await approved(`UPDATE wide SET n = n + 1 WHERE id <= ${ROWS / 2}`)));
+    expect(updated!.detail).toEqual({ undo: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(await digest()).not.toBe(original);
+
+    let answer: UndoAnswer | undefined;
+    const undoing = await worstLoopDelay(async () => (answer = await undo(updated!.row.seq)));
+    expect(answer).toEqual({ ok: true, rowsAffected: ROWS / 2, undoSeq: expect.any(Number) });
+    expect(await digest()).toBe(original);
+    console.log(`${engine}: worst hold keeping an UPDATE ${keeping.toFixed(1)} ms, undoing it ${undoing.toFixed(1)} ms`);
     expect(keeping).toBeLessThan(50);
     expect(undoing).toBeLessThan(50);
   }, 120_000);
