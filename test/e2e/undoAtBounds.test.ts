@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActivityRow } from '../../src/activity/activityLog.js';
 import { callControl } from '../../src/cli/controlClient.js';
 import type { UndoAnswer } from '../../src/control/undoCommand.js';
 import { UNDO } from '../../src/core/contract.js';
 import type { Engine } from '../../src/db/database.js';
-import type { ConsentDialog } from '../../src/runtime/consentDialogs.js';
+import { type ApprovedWrite, approvedWrite } from '../helpers/approvedWrite.js';
 import { availableEngines, type FixtureApp, startFixtureApp } from '../helpers/engines.js';
 import { worstLoopDelay } from '../helpers/loopDelay.js';
-import { callTool, type Minted, mintToken } from '../helpers/testApp.js';
+import { type Minted, mintToken } from '../helpers/testApp.js';
 
 /**
  * Undo at its bounds (UNDO in contract.js), on every engine, through the real path: a DELETE of 10,000
@@ -67,27 +66,14 @@ describe.each(engines)('undo at its bounds on %s', (engine) => {
   }, 60_000);
   afterAll(() => served?.dispose());
 
-  /** Runs `sql` through execute_query and approves its dialog: the dialog, the write's activity row and its detail. */
-  async function approved(sql: string): Promise<{ dialog: ConsentDialog; row: ActivityRow; detail: Record<string, unknown> }> {
-    const { app } = served;
-    const before = app.activity.list({ limit: 1 })[0]?.seq ?? 0;
-    let answered: unknown;
-    const pending = callTool(app, 'execute_query', { connection_id: 'db', sql }, { headers: writer.headers }).then((res) => (answered = res.json));
-    await expect.poll(() => answered ?? app.dialogs.list().length, { timeout: 30_000, interval: 20 }).toBe(1);
-    const [dialog] = app.dialogs.list();
-    expect(app.dialogs.answer(dialog!.id, 'approve')).toBe(true);
-    expect(await pending).toMatchObject({ result: { isError: false } });
-    const row = app.activity.list({ limit: 20 }).find((r) => r.seq > before && r.action === 'execute_query');
-    expect(row?.outcome).toBe('success');
-    return { dialog: dialog!, row: row!, detail: JSON.parse(row!.detail ?? '{}') as Record<string, unknown> };
-  }
+  const approved = (sql: string) => approvedWrite(served.app, writer.headers, sql, 30_000);
 
   const undo = (seq: number) => callControl(served.app.dataDir, 'activity.undo', { seq, force: false }) as Promise<UndoAnswer>;
   const count = async () => Number((await served.fixture.query('SELECT count(*) FROM wide'))[0]![0]);
 
   it(`keeps a DELETE of ${ROWS} rows of ${WIDTH} characters and takes it back, the loop never held 50 ms`, async () => {
     const original = await digest();
-    let deleted: Awaited<ReturnType<typeof approved>> | undefined;
+    let deleted: ApprovedWrite | undefined;
     const keeping = await worstLoopDelay(async () => (deleted = await approved('DELETE FROM wide WHERE id > 0')));
     expect(deleted!.dialog.undo).toEqual({ possible: true });
     expect(deleted!.detail).toEqual({ undo: expect.stringMatching(/^[0-9a-f]{16}$/) });
@@ -106,7 +92,7 @@ describe.each(engines)('undo at its bounds on %s', (engine) => {
   // undo has (RESULTS.defaultTimeoutSeconds), so it failed and nothing changed (docs/limits.md, Undo).
   it.skipIf(engine === 'duckdb')(`keeps an UPDATE of ${ROWS / 2} of those rows (both sides kept, 47.8 MiB) and takes it back, the loop never held 50 ms`, async () => {
     const original = await digest();
-    let updated: Awaited<ReturnType<typeof approved>> | undefined;
+    let updated: ApprovedWrite | undefined;
     const keeping = await worstLoopDelay(async () => (updated = await approved(`UPDATE wide SET n = n + 1 WHERE id <= ${ROWS / 2}`)));
     expect(updated!.detail).toEqual({ undo: expect.stringMatching(/^[0-9a-f]{16}$/) });
     expect(await digest()).not.toBe(original);
@@ -121,7 +107,7 @@ describe.each(engines)('undo at its bounds on %s', (engine) => {
   }, 120_000);
 
   it('keeps nothing of a write past the bytes bound: the write stands and its activity row says why', async () => {
-    let updated: Awaited<ReturnType<typeof approved>> | undefined;
+    let updated: ApprovedWrite | undefined;
     const held = await worstLoopDelay(async () => (updated = await approved('UPDATE wide SET n = n + 1 WHERE id > 0')));
     // Not known before the write: the dialog cannot say it.
     expect(updated!.dialog.undo).toEqual({ possible: true });
