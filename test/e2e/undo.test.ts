@@ -7,8 +7,8 @@ import { callControl } from '../../src/cli/controlClient.js';
 import type { UndoAnswer } from '../../src/control/undoCommand.js';
 import { writeConfig } from '../../src/db/connections/savedConnections.js';
 import type { Engine } from '../../src/db/database.js';
-import type { ConsentDialog } from '../../src/runtime/consentDialogs.js';
 import { printed } from '../helpers/cli.js';
+import { approvedWrite } from '../helpers/approvedWrite.js';
 import { availableEngines, type FixtureApp, startFixtureApp } from '../helpers/engines.js';
 import { callTool, type Minted, mintToken, startTestApp } from '../helpers/testApp.js';
 
@@ -44,20 +44,7 @@ describe.each(engines)('undo on %s', (engine) => {
   });
   afterAll(() => served.dispose());
 
-  /** Runs `sql` through execute_query, approves its dialog in Sluice, and answers the dialog and the activity row of the write. */
-  async function approved(sql: string): Promise<{ dialog: ConsentDialog; row: ActivityRow; detail: Record<string, unknown> }> {
-    const { app } = served;
-    const before = app.activity.list({ limit: 1 })[0]?.seq ?? 0;
-    let answered: unknown;
-    const pending = callTool(app, 'execute_query', { connection_id: 'db', sql }, { headers: writer.headers }).then((res) => (answered = res.json));
-    await expect.poll(() => answered ?? app.dialogs.list().length, { timeout: 10_000 }).toBe(1);
-    const [dialog] = app.dialogs.list();
-    expect(app.dialogs.answer(dialog!.id, 'approve')).toBe(true);
-    expect(await pending).toMatchObject({ result: { isError: false } });
-    const row = app.activity.list({ limit: 20 }).find((r) => r.seq > before && r.action === 'execute_query');
-    expect(row?.outcome).toBe('success');
-    return { dialog: dialog!, row: row!, detail: JSON.parse(row!.detail ?? '{}') as Record<string, unknown> };
-  }
+  const approved = (sql: string) => approvedWrite(served.app, writer.headers, sql);
 
   const undo = (seq: number, force = false) => callControl(served.app.dataDir, 'activity.undo', { seq, force }) as Promise<UndoAnswer>;
   const shown = async () => JSON.parse(await printed(() => activity(['--data-dir', served.app.dataDir, '--json', '--limit', '100']))) as (ActivityRow & { undo: string | null })[];

@@ -10,14 +10,20 @@ import { sessionOwner } from '../../connections/sessionOwner.js';
 import {
   closeFile,
   DOES_NOT_PREPARE,
+  isKeptPiece,
   isPage,
   isRowsChunk,
+  joinKeptPiece,
+  keptPieces,
   type PoolMessage,
   type ProcessMessage,
   pageWritten,
   processArgv,
   type StatementRequest,
+  withoutRows,
 } from './queryProcessMessages.js';
+import { nextTurn } from '../../../core/nextTurn.js';
+import type { KeptRows } from '../../keptWrites.js';
 
 /** A statement as a connection hands it to the pool: the pool adds its id, file, owner and timeout. */
 export type SqliteStatement = Omit<StatementRequest, 'id' | 'path' | 'owner' | 'timeoutMs'>;
@@ -353,8 +359,15 @@ export class SqliteProcessPool {
         if (!stays) this.#settled(child, handle, keep, rss);
       };
       const chunks: Chunk[] = [];
+      const kept: KeptRows = { columns: [], keys: [], before: [], after: [] };
+      let pieced = false;
       const onMessage = (reply: ProcessMessage) => {
         if (reply.id !== id) return;
+        if (isKeptPiece(reply)) {
+          joinKeptPiece(kept, reply);
+          pieced = true;
+          return;
+        }
         if (isRowsChunk(reply)) {
           chunks.push({ json: reply.rowsChunk, lines: reply.linesChunk });
           return;
@@ -375,7 +388,7 @@ export class SqliteProcessPool {
         }
         const more = held && reply.ok && reply.more === true;
         settle(true, reply.rss, more);
-        if (reply.ok) resolve({ result: resultOf(reply, chunks), more });
+        if (reply.ok) resolve({ result: withKeptRows(resultOf(reply, chunks), pieced ? kept : undefined), more });
         else reject(sqliteFailure(reply.error.code, reply.error.message));
       };
       const onAbort = () => {
@@ -404,9 +417,33 @@ export class SqliteProcessPool {
       child.on('message', onMessage);
       child.once('error', onError);
       child.once('exit', onExit);
-      child.send({ id, timeoutMs, path: handle.path, owner, ...request } satisfies PoolMessage);
+      void sendInPieces(child, { id, timeoutMs, path: handle.path, owner, ...request }, () => settled);
     });
   }
+}
+
+/**
+ * Sends `request`, a `restore`'s kept rows ahead of it in pieces (queryProcessMessages.js `KeptPiece`),
+ * the event loop given a turn after each; stops when the statement is `over` (settled) meanwhile.
+ */
+async function sendInPieces(child: ChildProcess, request: StatementRequest, over: () => boolean): Promise<void> {
+  if (request.mode !== 'restore' || !request.restore) {
+    child.send(request satisfies PoolMessage);
+    return;
+  }
+  for (const piece of keptPieces(request.id, request.restore.rows)) {
+    child.send(piece satisfies PoolMessage);
+    await nextTurn();
+    if (over()) return;
+  }
+  child.send({ ...request, restore: { ...request.restore, rows: withoutRows(request.restore.rows) } } satisfies PoolMessage);
+}
+
+/** A kept write's outcome (the one cell of a `keep` or `restore` reply) with its kept rows sent ahead of it. */
+function withKeptRows(result: ResultSet<Rows>, kept: KeptRows | undefined): ResultSet<Rows> {
+  const outcome = (result.rows as unknown[][])[0]?.[0] as { kept?: KeptRows } | undefined;
+  if (!kept || !outcome?.kept) return result;
+  return { ...result, rows: [[{ ...outcome, kept: { ...outcome.kept, before: kept.before, after: kept.after } }]] };
 }
 
 /** A statement's result from its process's reply, with the rows sent ahead of it. */

@@ -14,7 +14,7 @@ import { rehearseSteps } from '../../rehearsal.js';
 import { keepSteps } from '../../keepSteps.js';
 import { restoreSteps } from '../../restoreSteps.js';
 import { keptSession } from './keptSession.js';
-import { COUNTING, DOES_NOT_PREPARE, isCloseFile, isPageWritten, NOT_READ_ONLY, processArgs } from './queryProcessMessages.js';
+import { COUNTING, DOES_NOT_PREPARE, isCloseFile, isKeptPiece, isPageWritten, joinKeptPiece, keptPieces, NOT_READ_ONLY, processArgs, withoutRows } from './queryProcessMessages.js';
 
 /** @typedef {import('./queryProcessMessages.js').StatementRequest} Request */
 /** @typedef {import('./queryProcessMessages.js').Outcome} Outcome */
@@ -453,7 +453,7 @@ async function keptWriteTransaction(db, request, steps) {
     try {
       const outcome = await steps(keptSession(db, (sql, params) => writeStatement(db, { ...request, sql, params, rowsAs: 'values' })));
       db.exec('restored' in outcome && !outcome.restored ? 'ROLLBACK' : 'COMMIT');
-      return { ok: true, columns: [], rows: [[outcome]], truncated: false, cellsCut: 0, rowsAffected: 0 };
+      return { ok: true, columns: [], rows: [[keptAhead(request.id, outcome)]], truncated: false, cellsCut: 0, rowsAffected: 0 };
     } finally {
       // A failed statement leaves the transaction open (or SQLite ended it already): nothing of it stays.
       if (db.inTransaction) db.exec('ROLLBACK');
@@ -461,6 +461,36 @@ async function keptWriteTransaction(db, request, steps) {
   } finally {
     db.pragma('query_only = ON');
   }
+}
+
+/**
+ * The steps' outcome with its kept rows sent ahead in pieces (queryProcessMessages.js `KeptPiece`).
+ * @param {number} id
+ * @param {object} outcome
+ */
+function keptAhead(id, outcome) {
+  const { kept } = /** @type {{ kept?: import('../../keptWrites.js').KeptRows }} */ (outcome);
+  if (!kept) return outcome;
+  for (const piece of keptPieces(id, kept)) send(piece);
+  return { ...outcome, kept: withoutRows(kept) };
+}
+
+/**
+ * The rows of `restore` requests sent ahead of them, by request id (queryProcessMessages.js `KeptPiece`).
+ * @type {Map<number, import('./queryProcessMessages.js').KeptPiece[]>}
+ */
+const piecesAhead = new Map();
+
+/**
+ * The restore plan of `request` with the rows sent ahead of it.
+ * @param {Request} request
+ */
+function restoreWithRows(request) {
+  const plan = /** @type {RestoreStepsPlan} */ (request.restore);
+  const rows = withoutRows(plan.rows);
+  for (const piece of piecesAhead.get(request.id) ?? []) joinKeptPiece(rows, piece);
+  piecesAhead.delete(request.id);
+  return { ...plan, rows };
 }
 
 // The running statement's own deadline (ms since the epoch; 0 while idle), read by the watchdog.
@@ -555,7 +585,7 @@ async function answer(request) {
     case 'keep':
       return keptWriteTransaction(db, request, (session) => keepSteps(/** @type {KeepStepsPlan} */ (request.keep), session));
     case 'restore':
-      return keptWriteTransaction(db, request, (session) => restoreSteps(/** @type {RestoreStepsPlan} */ (request.restore), session));
+      return keptWriteTransaction(db, request, (session) => restoreSteps(restoreWithRows(request), session));
     default:
       return read(db, request);
   }
@@ -570,6 +600,12 @@ process.on(
     }
     if (isPageWritten(message)) {
       written();
+      return;
+    }
+    if (isKeptPiece(message)) {
+      const pieces = piecesAhead.get(message.id) ?? [];
+      pieces.push(message);
+      piecesAhead.set(message.id, pieces);
       return;
     }
     const request = message;
@@ -588,6 +624,7 @@ process.on(
     // A held read that failed or was read to its end is ended before the process goes back to the pool.
     if ((request.mode === 'hold' || request.mode === 'next') && !(reply.ok && reply.more)) release();
     Atomics.store(deadline, 0, 0n);
+    piecesAhead.delete(request.id);
     // The pool replaces a process that holds more than its threshold once it has answered.
     send({ id: request.id, rss: process.memoryUsage.rss(), ...reply });
   },

@@ -2,6 +2,8 @@
 // arguments a process starts with, the messages the pool sends, and the ones the process answers with.
 // Both ends import this file; plain JavaScript with JSDoc types, as the process loads it as it stands
 // from `src/` (tests) and `dist/`.
+import { UNDO } from '../../../core/contract.js';
+import { exactBytes } from '../../keepSteps.js';
 
 /**
  * The settings a query process starts with, as its command-line arguments.
@@ -56,7 +58,7 @@ export const COUNTING = 'sluice_counting';
  * @typedef {{ written: number }} PageWritten
  */
 
-/** @typedef {StatementRequest | CloseFile | PageWritten} PoolMessage */
+/** @typedef {StatementRequest | CloseFile | PageWritten | KeptPiece} PoolMessage */
 
 /** @param {string} path @returns {CloseFile} */
 export const closeFile = (path) => ({ close: path });
@@ -122,7 +124,61 @@ export const DOES_NOT_PREPARE = 'does_not_prepare';
  * @typedef {{ id: number, page: unknown[][], columns: ReplyColumn[] }} Page
  */
 
-/** @typedef {Reply | RowsChunk | Page} ProcessMessage */
+/**
+ * Kept rows (db/keptWrites.ts) sent in pieces of about `UNDO.pieceBytes` beside a `keep` or `restore`,
+ * so that no one message is large: the pool sends a `restore`'s rows ahead of it (the request's own
+ * `restore.rows` holds none), the process a kept write's rows ahead of its reply (the outcome's
+ * `kept` holds none). Each side puts them back in order (`joinKeptPiece`).
+ * @typedef {{ id: number, keptPiece: { side: 'before' | 'after', rows: ExactValue[][] } }} KeptPiece
+ */
+/** @typedef {import('../../keptWrites.js').ExactValue} ExactValue */
+/** @typedef {import('../../keptWrites.js').KeptRows} KeptRows */
+
+/**
+ * @param {PoolMessage | ProcessMessage} message
+ * @returns {message is KeptPiece}
+ */
+export const isKeptPiece = (message) => 'keptPiece' in message;
+
+/**
+ * The pieces of `rows` for request `id`, before then after, each about `pieceBytes` (exactBytes).
+ * @param {number} id
+ * @param {KeptRows} rows
+ * @returns {Generator<KeptPiece>}
+ */
+export function* keptPieces(id, rows) {
+  for (const side of /** @type {const} */ (['before', 'after'])) {
+    let piece = [];
+    let bytes = 0;
+    for (const row of rows[side]) {
+      piece.push(row);
+      bytes += exactBytes(row);
+      if (bytes < UNDO.pieceBytes) continue;
+      yield { id, keptPiece: { side, rows: piece } };
+      piece = [];
+      bytes = 0;
+    }
+    if (piece.length > 0) yield { id, keptPiece: { side, rows: piece } };
+  }
+}
+
+/**
+ * `rows` without its before and after, which go in pieces.
+ * @param {KeptRows} rows
+ * @returns {KeptRows}
+ */
+export const withoutRows = (rows) => ({ ...rows, before: [], after: [] });
+
+/**
+ * Adds a piece's rows to the side of `rows` it belongs to.
+ * @param {KeptRows} rows
+ * @param {KeptPiece} piece
+ */
+export function joinKeptPiece(rows, { keptPiece }) {
+  for (const row of keptPiece.rows) rows[keptPiece.side].push(row);
+}
+
+/** @typedef {Reply | RowsChunk | Page | KeptPiece} ProcessMessage */
 
 /**
  * @param {ProcessMessage} message
