@@ -32,6 +32,13 @@ describe('kept rows in pieces', () => {
     expect(joined).toEqual(rows);
   });
 
+  it("carries an undo's absent rows (null on one side of a pair) in place", () => {
+    const undone: KeptRows = { columns: ['id', 'body'], keys: [0], before: [row(1), null, row(3)], after: [null, row(2), row(3)] };
+    const joined = withoutRows(undone);
+    for (const piece of keptPieces(2, undone)) joinKeptPiece(joined, piece);
+    expect(joined).toEqual(undone);
+  });
+
   it('sends no piece for no rows', () => {
     expect([...keptPieces(1, withoutRows(rows))]).toEqual([]);
   });

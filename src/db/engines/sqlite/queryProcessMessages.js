@@ -129,7 +129,7 @@ export const DOES_NOT_PREPARE = 'does_not_prepare';
  * so that no one message is large: the pool sends a `restore`'s rows ahead of it (the request's own
  * `restore.rows` holds none), the process a kept write's rows ahead of its reply (the outcome's
  * `kept` holds none). Each side puts them back in order (`joinKeptPiece`).
- * @typedef {{ id: number, keptPiece: { side: 'before' | 'after', rows: ExactValue[][] } }} KeptPiece
+ * @typedef {{ id: number, keptPiece: { side: 'before' | 'after', rows: Array<ExactValue[] | null> } }} KeptPiece
  */
 /** @typedef {import('../../keptWrites.js').ExactValue} ExactValue */
 /** @typedef {import('../../keptWrites.js').KeptRows} KeptRows */
@@ -152,7 +152,8 @@ export function* keptPieces(id, rows) {
     let bytes = 0;
     for (const row of rows[side]) {
       piece.push(row);
-      bytes += exactBytes(row);
+      // An undo's own rows may be absent on one side of a pair (restoreSteps.js).
+      bytes += row === null ? 5 : exactBytes(row);
       if (bytes < UNDO.pieceBytes) continue;
       yield { id, keptPiece: { side, rows: piece } };
       piece = [];
