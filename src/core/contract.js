@@ -382,7 +382,8 @@ export const MASKING = frozen({ hashHexDigits: 16, keepFirstFrom: 4, maxRules: 1
  * Undo (issue 31; db/keptWrites.ts): an approved INSERT, UPDATE or DELETE keeps the rows it changes,
  * before and after, up to `maxRows` rows and `maxBytes` of them (past either, the dialog says before
  * approval that it cannot be undone, and nothing is kept); kept as long as the activity log keeps its rows.
- * Kept rows are read again by key `keysPerRead` keys to a statement, and go between the server and the
+ * Kept rows are read again by key `keysPerRead` keys to a statement (and, on DuckDB, an undo's rows set
+ * back or inserted as many to a statement), and go between the server and the
  * SQLite query process `pieceBytes` of them to a message (no 50 MiB message serialised or read in one turn).
  */
 export const UNDO = frozen({ maxRows: 10_000, maxBytes: 50 * MIB, keysPerRead: 100, pieceBytes: 256 * KIB });

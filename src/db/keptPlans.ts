@@ -1,6 +1,6 @@
 import type { Engine } from '../core/shared/engineNames.js';
 import { UNDO } from '../core/contract.js';
-import { deleteByKey, type ExactDialect, insertBack, insertKept, keptRowsBefore, rowsByKeys, type TypedColumn, updateBack } from '../sql/keptRowsSql.js';
+import { deleteByKey, type ExactDialect, insertBack, insertBackMany, insertKept, keptRowsBefore, rowsByKeys, type TypedColumn, updateBack, updateBackMany } from '../sql/keptRowsSql.js';
 import { DriverFailure } from './driverFailure.js';
 import type { KeepStepsPlan } from './keepSteps.js';
 import type { KeepPlan, RestorePlan } from './keptWrites.js';
@@ -52,8 +52,16 @@ export function restoreStepsPlan(plan: RestorePlan, columns: TypedColumn[], dial
     remove: deleteByKey(plan.table, columns, keys, dialect),
     put: insertBack(plan.table, columns, dialect),
     setBack: updateBack(plan.table, columns, keys, dialect),
+    ...(dialect.setsBackInBatches ? { many: manyStatements(plan.table, columns, keys, dialect) } : {}),
   };
 }
+
+/** The statements that set back and insert `UNDO.keysPerRead` rows at once, where the engine needs them. */
+const manyStatements = (table: RestorePlan['table'], columns: TypedColumn[], keys: number[], dialect: ExactDialect) => ({
+  setBack: updateBackMany(table, columns, keys, UNDO.keysPerRead, dialect),
+  put: insertBackMany(table, columns, UNDO.keysPerRead, dialect),
+  batch: UNDO.keysPerRead,
+});
 
 const byKeys = (table: RestorePlan['table'], columns: TypedColumn[], keys: number[], dialect: ExactDialect) => ({
   sql: rowsByKeys(table, columns, keys, UNDO.keysPerRead, dialect),

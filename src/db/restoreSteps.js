@@ -15,10 +15,12 @@ import { keyText, rowsByKey } from './keepSteps.js';
  * keptRowsSql.ts `rowsByKeys`, also the undo's own rows afterwards), and the one-row statements that put
  * them back (keptRowsSql.ts):
  * `remove` (`deleteByKey`, bound to a key), `put` (`insertBack`, bound to every column) and `setBack`
- * (`updateBack`, bound to every column but the key's, then to the key), all over `rows.columns`.
+ * (`updateBack`, bound to every column but the key's, then to the key), all over `rows.columns`; where
+ * the engine needs it, `many` sets back (`updateBackMany`) or puts (`insertBackMany`) `batch` rows at once.
  * @typedef {{
  *   verb: KeptVerb, rows: KeptRows, force: boolean,
- *   current: import('./keepSteps.js').ByKeys, remove: string, put: string, setBack: string
+ *   current: import('./keepSteps.js').ByKeys, remove: string, put: string, setBack: string,
+ *   many?: { setBack: string, put: string, batch: number }
  * }} RestoreStepsPlan
  */
 
@@ -92,17 +94,18 @@ export async function restoreSteps(plan, session) {
     .filter((row) => row.differs)
     .map((row) => ({ key: rows.keys.map((k) => row.row[k] ?? null), now: row.now, expected: row.pair.after }));
   if (differs.length > 0 && !plan.force) return { restored: false, differs };
-  const run = new Statements(session, rows.keys);
+  const run = new Statements(session, plan);
   /** @type {Array<{ was: KeptRow, made: KeptRow }>} */
   const touched = [];
   for (const [i, { pair, now }] of looked.entries()) {
     if (i > 0 && i % plan.current.batch === 0) await session.turn?.();
     if (now === null && pair.before === null) continue;
     if (pair.before === null) await run.remove(plan.remove, /** @type {ExactValue[]} */ (now));
-    else if (now === null) await run.put(plan.put, pair.before);
-    else await run.setBack(plan.setBack, pair.before, now);
+    else if (now === null) await run.put(pair.before);
+    else await run.setBack(pair.before, now);
     touched.push({ was: now, made: pair.before });
   }
+  await run.flush();
   return { restored: true, rowsAffected: run.changed, ...(await undoneRows(plan, touched, session)) };
 }
 
@@ -132,13 +135,23 @@ async function undoneRows(plan, touched, session) {
   return { verb, kept: { columns, keys, before, after } };
 }
 
-/** The one-row statements of an undo, counting the rows they change. */
+/**
+ * The statements of an undo, counting the rows they change: one a row, but where the engine needs it
+ * (`many`) rows put or set back wait until a batch of the one kind is full, or until a statement of
+ * another kind or the end (`flush`) comes, so that the rows change in the order they came.
+ */
 class Statements {
   changed = 0;
-  /** @param {KeptSession} session @param {number[]} keys */
-  constructor(session, keys) {
+  /** @type {'put' | 'setBack'} */
+  #kind = 'put';
+  /** @type {ExactValue[][]} */
+  #waiting = [];
+  /** @param {KeptSession} session @param {RestoreStepsPlan} plan */
+  constructor(session, plan) {
     this.session = session;
-    this.keys = keys;
+    this.keys = plan.rows.keys;
+    this.one = { put: plan.put, setBack: plan.setBack };
+    this.many = plan.many;
   }
 
   /** @param {string} sql @param {ExactValue[]} params */
@@ -147,24 +160,44 @@ class Statements {
     this.changed += done.rowsAffected;
   }
 
-  /** Deletes the row with `row`'s key. @param {string} sql @param {ExactValue[]} row */
-  remove(sql, row) {
-    return this.#run(sql, this.keys.map((k) => row[k] ?? null));
+  /** Runs a row's statement of `kind`, or with `many` lets it wait for its batch. @param {'put' | 'setBack'} kind @param {ExactValue[]} params */
+  async #wait(kind, params) {
+    if (!this.many) return this.#run(this.one[kind], params);
+    if (kind !== this.#kind) await this.flush();
+    this.#kind = kind;
+    this.#waiting.push(params);
+    if (this.#waiting.length < this.many.batch) return;
+    const batch = this.#waiting.flat();
+    this.#waiting = [];
+    await this.#run(this.many[kind], batch);
   }
 
-  /** Inserts `row`. @param {string} sql @param {ExactValue[]} row */
-  put(sql, row) {
-    return this.#run(sql, row);
+  /** Runs the rows still waiting, fewer than a batch, one statement each. */
+  async flush() {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const params of waiting) await this.#run(this.one[this.#kind], params);
+  }
+
+  /** Deletes the row with `row`'s key. @param {string} sql @param {ExactValue[]} row */
+  async remove(sql, row) {
+    await this.flush();
+    await this.#run(sql, this.keys.map((k) => row[k] ?? null));
+  }
+
+  /** Inserts `row`. @param {ExactValue[]} row */
+  put(row) {
+    return this.#wait('put', row);
   }
 
   /**
    * Sets the row with `now`'s key to `row`: bound to `row`'s values but the key's (its key's when it has
    * no others), as keptRowsSql.ts `updateBack` sets them, then to the key.
-   * @param {string} sql @param {ExactValue[]} row @param {ExactValue[]} now
+   * @param {ExactValue[]} row @param {ExactValue[]} now
    */
-  setBack(sql, row, now) {
+  setBack(row, now) {
     const others = row.filter((_, i) => !this.keys.includes(i));
     const set = others.length > 0 ? others : this.keys.map((k) => row[k] ?? null);
-    return this.#run(sql, [...set, ...this.keys.map((k) => now[k] ?? null)]);
+    return this.#wait('setBack', [...set, ...this.keys.map((k) => now[k] ?? null)]);
   }
 }

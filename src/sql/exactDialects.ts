@@ -16,7 +16,8 @@ const columnsAsTheyAre = (dialect: SqlDialect): ExactDialect => ({ ...dialect, r
  * set or inserted). MySQL and MariaDB: the column itself, its driver reading the binary protocol's
  * values as text (bytes in base64) and binding text or bytes, which the server converts to the column's type.
  * Both lock the rows before as they read them, since other sessions write beside Sluice's; PostgreSQL
- * inserts a row again with the key its identity column (GENERATED ALWAYS) gave it.
+ * inserts a row again with the key its identity column (GENERATED ALWAYS) gave it. DuckDB sets rows
+ * back and inserts them a batch at a time, one statement a row being too slow there for an undo's time.
  */
 export const EXACT_DIALECTS: Partial<Record<Engine, ExactDialect>> = {
   sqlite: columnsAsTheyAre(SQL_DIALECTS.sqlite),
@@ -26,6 +27,7 @@ export const EXACT_DIALECTS: Partial<Record<Engine, ExactDialect>> = {
     ...SQL_DIALECTS.duckdb,
     read: (c) => (isBlob(c) ? `to_base64(${SQL_DIALECTS.duckdb.quoteIdent(c.name)})` : `CAST(${SQL_DIALECTS.duckdb.quoteIdent(c.name)} AS VARCHAR)`),
     bound: (n, c) => (isBlob(c) ? `from_base64($${n})` : `CAST($${n} AS ${c.type})`),
+    setsBackInBatches: true,
   },
 };
 

@@ -22,6 +22,11 @@ export type ExactDialect = SqlDialect & {
    * a row as another session left it and keep it as it was before, and its undo would undo that session too.
    */
   lockRows?: string;
+  /**
+   * Whether an undo sets rows back and inserts them a batch at a time (`updateBackMany`, `insertBackMany`)
+   * rather than one statement a row: DuckDB, where each statement of a row costs milliseconds.
+   */
+  setsBackInBatches?: boolean;
   /** What an INSERT of a row as it was says before VALUES so that a column the database always generates takes the kept value (` OVERRIDING SYSTEM VALUE`). */
   overriding?: string;
 };
@@ -82,6 +87,24 @@ export function updateBack(table: NamedTable, columns: TypedColumn[], keys: numb
   return `UPDATE ${tableName(table, dialect)} SET ${assignments} WHERE ${keyMatch(keyColumns(columns, keys), set.length + 1, dialect)}`;
 }
 
+/**
+ * Sets `batch` rows back at once by their keys, as `updateBack` sets one: an UPDATE from a list of
+ * `batch` rows of values, each bound as `updateBack` binds its row (the set columns', then the key's),
+ * joined to the table by key. The keys must differ (a row matched twice would be set twice).
+ */
+export function updateBackMany(table: NamedTable, columns: TypedColumn[], keys: number[], batch: number, dialect: ExactDialect): string {
+  const set = setColumns(columns, keys);
+  const key = keyColumns(columns, keys);
+  const width = set.length + key.length;
+  const rows = Array.from({ length: batch }, (_, row) => `(${[...set, ...key].map((c, i) => dialect.bound(row * width + i + 1, c)).join(', ')})`);
+  const value = (i: number) => `${dialect.quoteIdent('v')}.${dialect.quoteIdent(`c${i + 1}`)}`;
+  const target = dialect.quoteIdent('t');
+  const assignments = set.map((c, i) => `${dialect.quoteIdent(c.name)} = ${value(i)}`).join(', ');
+  const match = key.map((k, i) => `${target}.${dialect.quoteIdent(k.name)} = ${value(set.length + i)}`).join(' AND ');
+  const names = Array.from({ length: width }, (_, i) => dialect.quoteIdent(`c${i + 1}`)).join(', ');
+  return `UPDATE ${tableName(table, dialect)} AS ${target} SET ${assignments} FROM (VALUES ${rows.join(', ')}) AS ${dialect.quoteIdent('v')}(${names}) WHERE ${match}`;
+}
+
 /** The columns `updateBack` sets: all but the key's, or the key's when there are no others (restoreSteps.js binds the same). */
 function setColumns(columns: TypedColumn[], keys: number[]): TypedColumn[] {
   const others = columns.filter((_, i) => !keys.includes(i));
@@ -90,6 +113,12 @@ function setColumns(columns: TypedColumn[], keys: number[]): TypedColumn[] {
 
 /** Inserts one row, bound to all its values in column order. */
 export function insertBack(table: NamedTable, columns: TypedColumn[], dialect: ExactDialect): string {
+  return insertBackMany(table, columns, 1, dialect);
+}
+
+/** Inserts `batch` rows, bound to all their values, row after row in column order. */
+export function insertBackMany(table: NamedTable, columns: TypedColumn[], batch: number, dialect: ExactDialect): string {
   const names = columns.map((c) => dialect.quoteIdent(c.name)).join(', ');
-  return `INSERT INTO ${tableName(table, dialect)} (${names})${dialect.overriding ?? ''} VALUES (${columns.map((c, i) => dialect.bound(i + 1, c)).join(', ')})`;
+  const rows = Array.from({ length: batch }, (_, row) => `(${columns.map((c, i) => dialect.bound(row * columns.length + i + 1, c)).join(', ')})`);
+  return `INSERT INTO ${tableName(table, dialect)} (${names})${dialect.overriding ?? ''} VALUES ${rows.join(', ')}`;
 }

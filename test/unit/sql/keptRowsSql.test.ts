@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EXACT_DIALECTS } from '../../../src/sql/exactDialects.js';
-import { deleteByKey, insertBack, insertKept, keptRowsBefore, rowsByKeys, updateBack } from '../../../src/sql/keptRowsSql.js';
+import { deleteByKey, insertBack, insertBackMany, insertKept, keptRowsBefore, rowsByKeys, updateBack, updateBackMany } from '../../../src/sql/keptRowsSql.js';
 
 const sqlite = EXACT_DIALECTS.sqlite!;
 const duckdb = EXACT_DIALECTS.duckdb!;
@@ -55,5 +55,23 @@ describe('the SQL of kept rows', () => {
     expect(updateBack(table, columns, [0, 1], sqlite)).toBe('UPDATE "main"."Odd ""T""" SET "pic" = ?, "price" = ? WHERE "shop" = ? AND "id" = ?');
     expect(updateBack(table, columns.slice(0, 2), [0, 1], sqlite)).toBe('UPDATE "main"."Odd ""T""" SET "shop" = ?, "id" = ? WHERE "shop" = ? AND "id" = ?');
     expect(insertBack(table, columns, sqlite)).toBe('INSERT INTO "main"."Odd ""T""" ("shop", "id", "pic", "price") VALUES (?, ?, ?, ?)');
+  });
+
+  it('sets a batch of rows back in one UPDATE on DuckDB, each row bound as updateBack binds it, joined by its key, and inserts a batch in one INSERT', () => {
+    expect(updateBackMany(table, columns, [0, 1], 2, duckdb)).toBe(
+      'UPDATE "main"."Odd ""T""" AS "t" SET "pic" = "v"."c1", "price" = "v"."c2" FROM (VALUES ' +
+        '(from_base64($1), CAST($2 AS DECIMAL(38,10)), CAST($3 AS INTEGER), CAST($4 AS BIGINT)), ' +
+        '(from_base64($5), CAST($6 AS DECIMAL(38,10)), CAST($7 AS INTEGER), CAST($8 AS BIGINT))) AS "v"("c1", "c2", "c3", "c4") ' +
+        'WHERE "t"."shop" = "v"."c3" AND "t"."id" = "v"."c4"',
+    );
+    expect(updateBackMany(table, columns.slice(0, 2), [0, 1], 1, duckdb)).toBe(
+      'UPDATE "main"."Odd ""T""" AS "t" SET "shop" = "v"."c1", "id" = "v"."c2" FROM (VALUES (CAST($1 AS INTEGER), CAST($2 AS BIGINT), CAST($3 AS INTEGER), CAST($4 AS BIGINT))) ' +
+        'AS "v"("c1", "c2", "c3", "c4") WHERE "t"."shop" = "v"."c3" AND "t"."id" = "v"."c4"',
+    );
+    expect(insertBackMany(table, columns.slice(0, 3), 2, duckdb)).toBe(
+      'INSERT INTO "main"."Odd ""T""" ("shop", "id", "pic") VALUES (CAST($1 AS INTEGER), CAST($2 AS BIGINT), from_base64($3)), (CAST($4 AS INTEGER), CAST($5 AS BIGINT), from_base64($6))',
+    );
+    expect(duckdb.setsBackInBatches).toBe(true);
+    expect([sqlite, mysql, postgres].map((dialect) => dialect.setsBackInBatches)).toEqual([undefined, undefined, undefined]);
   });
 });
