@@ -48,9 +48,9 @@ export type ServerSessions = {
   holdRead?(sql: string, options: HeldStatementOptions): Promise<HeldResult>;
   write(sql: string, options: StatementOptions): Promise<ResultSet>;
   rehearse(plan: RehearsalPlan, signal: AbortSignal): Promise<Rehearsed>;
-  /** `Database.keepWrite` and `restoreRows`; absent where the engine keeps no write. */
-  keepWrite?(plan: KeepPlan): Promise<KeptWrite>;
-  restoreRows?(plan: RestorePlan): Promise<Restored>;
+  /** `Database.keepWrite` and `restoreRows`. */
+  keepWrite(plan: KeepPlan): Promise<KeptWrite>;
+  restoreRows(plan: RestorePlan): Promise<Restored>;
   /** `Database.whyNotKept`: absent where the engine keeps every verb it keeps writes of. */
   whyNotKept?(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined>;
   close(): Promise<void>;
@@ -153,11 +153,9 @@ export abstract class ServerDatabase implements Database {
     return (await this.#use()).rehearse(plan, signal);
   }
 
-  /** `Database.keepWrite` for an engine whose sessions keep writes (PostgreSQL, MySQL/MariaDB). */
-  protected async keepOn(plan: KeepPlan): Promise<KeptWrite> {
-    const sessions = await this.#use();
-    if (!sessions.keepWrite) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
-    return sessions.keepWrite(plan);
+  /** The write with its rows kept, in one transaction on a write session (the engine's sessions). */
+  async keepWrite(plan: KeepPlan): Promise<KeptWrite> {
+    return (await this.#use()).keepWrite(plan);
   }
 
   /** `Database.whyNotKept`: asked of the engine's sessions where they can say (MySQL's INSERT). */
@@ -166,11 +164,8 @@ export abstract class ServerDatabase implements Database {
     return sessions.whyNotKept?.(verb, signal);
   }
 
-  /** `Database.restoreRows` for an engine whose sessions keep writes. */
-  protected async restoreOn(plan: RestorePlan): Promise<Restored> {
-    const sessions = await this.#use();
-    if (!sessions.restoreRows) throw new DriverFailure('unsupported', `${ENGINE_NAMES[this.engine]} keeps no write to undo`);
-    return sessions.restoreRows(plan);
+  async restoreRows(plan: RestorePlan): Promise<Restored> {
+    return (await this.#use()).restoreRows(plan);
   }
 
   browse(request: BrowseRequest, options: ReadOptions): Promise<ResultSet<Rows>> {

@@ -59,22 +59,15 @@ class TunneledSessions implements ServerSessions {
   }
 
   keepWrite(plan: KeepPlan): Promise<KeptWrite> {
-    return this.#through(() => this.#passed('keepWrite').call(this.#sessions, plan));
+    return this.#through(() => this.#sessions.keepWrite(plan));
   }
 
   restoreRows(plan: RestorePlan): Promise<Restored> {
-    return this.#through(() => this.#passed('restoreRows').call(this.#sessions, plan));
+    return this.#through(() => this.#sessions.restoreRows(plan));
   }
 
   async whyNotKept(verb: KeptVerb, signal: AbortSignal): Promise<string | undefined> {
     return this.#sessions.whyNotKept ? this.#through(() => (this.#sessions.whyNotKept as NonNullable<ServerSessions['whyNotKept']>).call(this.#sessions, verb, signal)) : undefined;
-  }
-
-  /** A method the sessions under the tunnel may lack (ServerSessions), refused as the engine would refuse it. */
-  #passed<K extends 'keepWrite' | 'restoreRows'>(method: K): NonNullable<ServerSessions[K]> {
-    const found = this.#sessions[method];
-    if (!found) throw new DriverFailure('unsupported', 'this engine keeps no write to undo');
-    return found as NonNullable<ServerSessions[K]>;
   }
 
   async close(): Promise<void> {

@@ -41,7 +41,7 @@ describe('sessionsThrough', () => {
   });
 
   it('passes an address without one to the driver, format characters included', async () => {
-    const sessions = { check: neverOpened, read: neverOpened, readPages: neverOpened, write: neverOpened, rehearse: neverOpened, close: async () => {} };
+    const sessions = { check: neverOpened, read: neverOpened, readPages: neverOpened, write: neverOpened, rehearse: neverOpened, keepWrite: neverOpened, restoreRows: neverOpened, close: async () => {} };
     const given: ServerAddress[] = [];
     const open = (reached: ServerAddress) => (given.push(reached), sessions);
     await expect(sessionsThrough({ ...address, database: 'shop\u200b 2025 é' }, undefined, open)).resolves.toBe(sessions);

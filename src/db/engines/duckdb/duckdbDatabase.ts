@@ -1,7 +1,6 @@
 import { describedColumns, groupForeignKeys, groupIndexes } from '../../catalog/catalogRows.js';
 import type { HeldResult, HoldOptions, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { ServerDatabase } from '../../serverDatabase.js';
-import type { KeepPlan, KeptWrite, Restored, RestorePlan } from '../../keptWrites.js';
 import type { DuckdbTarget } from './duckdbInstances.js';
 import type { AppClock } from '../../../core/clock.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
@@ -34,15 +33,6 @@ export class DuckdbDatabase extends ServerDatabase {
 
   defaultSchema(): string {
     return 'main';
-  }
-
-  /** The write with its rows kept, in one transaction on a connection of its own (duckdbSessions.ts). */
-  keepWrite(plan: KeepPlan): Promise<KeptWrite> {
-    return this.keepOn(plan);
-  }
-
-  restoreRows(plan: RestorePlan): Promise<Restored> {
-    return this.restoreOn(plan);
   }
 
   /** A cut read keeps its connection, read-only transaction and streaming result open (duckdbSessions.ts). */

@@ -3,7 +3,6 @@ import type { ServerAddress } from '../../connections/connectionUrl.js';
 import type { ExplainOptions, Explanation, HeldResult, ReadOptions, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { mysqlAnalyzer } from './mysqlQueryPerformance.js';
 import { ServerDatabase } from '../../serverDatabase.js';
-import type { KeepPlan, KeptWrite, Restored, RestorePlan } from '../../keptWrites.js';
 import type { SshTunnel } from '../../reach/sshTunnel.js';
 import { sessionsThrough } from '../../reach/tunneledSessions.js';
 import { type AppClock, systemClock } from '../../../core/clock.js';
@@ -41,15 +40,6 @@ export class MysqlDatabase extends ServerDatabase {
   holdRead(sql: string, options: ReadOptions): Promise<HeldResult> {
     return this.holdOn(sql, options);
   }
-  /** The write with its rows kept, in one transaction on a write session (mysqlSessions.ts). */
-  keepWrite(plan: KeepPlan): Promise<KeptWrite> {
-    return this.keepOn(plan);
-  }
-
-  restoreRows(plan: RestorePlan): Promise<Restored> {
-    return this.restoreOn(plan);
-  }
-
 
   /** With `analyze`: the server's own analysis (mysqlAnalyzer) in the read session's read-only transaction, rolled back. */
   override async explain(sql: string, options: ExplainOptions): Promise<Explanation> {

@@ -3,7 +3,6 @@ import type { ServerAddress } from '../../connections/connectionUrl.js';
 import type { ExplainOptions, Explanation, HeldResult, HoldOptions, RowCount, TableDescription, TableKind, TableSummary } from '../../database.js';
 import { postgresActuals } from './postgresQueryPerformance.js';
 import { ServerDatabase } from '../../serverDatabase.js';
-import type { KeepPlan, KeptWrite, Restored, RestorePlan } from '../../keptWrites.js';
 import type { SshTunnel } from '../../reach/sshTunnel.js';
 import { sessionsThrough } from '../../reach/tunneledSessions.js';
 import { SQL_DIALECTS } from '../../../sql/dialects.js';
@@ -39,15 +38,6 @@ export class PostgresDatabase extends ServerDatabase {
   holdRead(sql: string, options: HoldOptions): Promise<HeldResult> {
     return this.holdOn(sql, options);
   }
-  /** The write with its rows kept, in one transaction on a write session (postgresSessions.ts). */
-  keepWrite(plan: KeepPlan): Promise<KeptWrite> {
-    return this.keepOn(plan);
-  }
-
-  restoreRows(plan: RestorePlan): Promise<Restored> {
-    return this.restoreOn(plan);
-  }
-
 
   /** With `analyze`: EXPLAIN (ANALYZE, BUFFERS) in the read session's read-only transaction, rolled back. */
   override async explain(sql: string, options: ExplainOptions): Promise<Explanation> {
